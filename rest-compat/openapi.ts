@@ -1,0 +1,157 @@
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type GraphQLType,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { CompiledRoute } from './router.js';
+
+type Json = Record<string, unknown>;
+
+const SCALARS: Record<string, Json> = {
+  String: { type: 'string' },
+  ID: { type: 'string' },
+  Int: { type: 'integer' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  DateTimeISO: { type: 'string', format: 'date-time' },
+  JSON: {},
+  JSONObject: { type: 'object', additionalProperties: true },
+};
+
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' };
+const ERRORS: Record<string, string> = {
+  '400': 'Malformed JSON, bad query string, or a field missing, unknown, of the wrong type or out of range',
+  '401': 'No, unknown, expired or revoked bearer token',
+  '403': 'The role or token scope does not allow the action',
+  '404': 'No such resource, or a store the caller is not a member of',
+  '409': 'A unique value is taken',
+  '413': 'Body over 1 MiB',
+  '422': 'A count limit is reached',
+  '429': 'Too many requests',
+  '500': 'Unexpected error',
+};
+
+/** OpenAPI 3.1 of every REST route, derived from the same table the router serves. */
+export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): Json {
+  const components: Record<string, Json> = {};
+
+  const ref = (type: GraphQLNamedType): Json => {
+    if (isScalarType(type)) return SCALARS[type.name] ?? { type: 'string' };
+    if (!components[type.name]) {
+      components[type.name] = {};
+      if (isEnumType(type)) {
+        components[type.name] = { type: 'string', enum: type.getValues().map((v) => v.value) };
+      } else if (isObjectType(type) || isInputObjectType(type)) {
+        const fields = Object.values(type.getFields());
+        const properties: Record<string, Json> = {};
+        const required: string[] = [];
+        for (const f of fields) {
+          properties[f.name] = { ...toSchema(f.type), ...(f.description ? { description: f.description } : {}) };
+          if (isNonNullType(f.type) && (isObjectType(type) || !('defaultValue' in f && f.defaultValue !== undefined))) required.push(f.name);
+        }
+        components[type.name] = {
+          type: 'object',
+          properties,
+          ...(required.length ? { required } : {}),
+          ...(isInputObjectType(type) ? { additionalProperties: false } : {}),
+          ...(type.description ? { description: type.description } : {}),
+        };
+      }
+    }
+    return { $ref: `#/components/schemas/${type.name}` };
+  };
+
+  const toSchema = (type: GraphQLType): Json => {
+    if (isNonNullType(type)) return toSchema(type.ofType);
+    if (isListType(type)) return { type: 'array', items: toSchema(type.ofType) };
+    return ref(getNamedType(type));
+  };
+  const nullable = (type: GraphQLType): Json => (isNonNullType(type) ? toSchema(type) : { oneOf: [toSchema(type), { type: 'null' }] });
+
+  const paths: Record<string, Json> = {};
+  const usedIds = new Set<string>();
+  for (const c of compiled) {
+    const r = c.route;
+    const op = c.document.definitions[0] as OperationDefinitionNode;
+    const rootType = op.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+    const field = (op.selectionSet.selections[0] as { name: { value: string } }).name.value;
+    const fieldDef = rootType.getFields()[field];
+    let operationId = field;
+    for (let i = 2; usedIds.has(operationId); i++) operationId = `${field}${i}`;
+    usedIds.add(operationId);
+
+    const parameters: Json[] = [
+      ...c.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...[...c.queryVars].map(([name, type]) => ({ name, in: 'query', required: isNonNullType(type), schema: toSchema(type) })),
+    ];
+    const status = r.status ?? 200;
+    const responses: Json = {
+      [String(status)]:
+        status === 204
+          ? { description: STATUS_TEXT[204] }
+          : {
+              description: STATUS_TEXT[status],
+              content: { 'application/json': { schema: r.responseSchema ?? nullable(fieldDef.type) } },
+            },
+    };
+    const codes = ['400', '500', ...(r.public ? [] : ['401', '403', '404']), ...(r.method !== 'GET' ? ['413'] : [])];
+    for (const code of codes.sort()) {
+      responses[code] = { description: ERRORS[code], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    }
+    const bodyType = c.bodyVar ? op.variableDefinitions?.find((v) => v.variable.name.value === c.bodyVar) : undefined;
+    const bodyArg = c.bodyVar ? fieldDef.args.find((a) => a.name === c.bodyVar) : undefined;
+    const operation: Json = {
+      operationId,
+      summary: r.summary,
+      tags: r.tags ?? [],
+      ...(parameters.length ? { parameters } : {}),
+      ...(bodyType && bodyArg
+        ? { requestBody: { required: isNonNullType(bodyArg.type), content: { 'application/json': { schema: toSchema(bodyArg.type) } } } }
+        : {}),
+      responses,
+      ...(r.public ? { security: [] } : {}),
+    };
+    (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
+  }
+
+  components.Problem = {
+    type: 'object',
+    description: 'RFC 9457 problem details',
+    required: ['type', 'title', 'status', 'detail', 'code'],
+    properties: {
+      type: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      code: { type: 'string' },
+      errors: {
+        type: 'array',
+        items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+      },
+    },
+  };
+
+  const tags = [...new Set(compiled.flatMap((c) => c.route.tags ?? []))].map((name) => ({ name, description: `${name} routes` }));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Souk REST API',
+      version: '1.0.0',
+      description: 'REST compatibility layer of the Souk GraphQL API: every route runs a GraphQL operation against the same schema.',
+      license: { name: 'UNLICENSED', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: 'http://127.0.0.1:4000', description: 'Local default (HOST and PORT)' }],
+    security: [{ bearer: [] }],
+    tags,
+    paths,
+    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+  };
+}

@@ -1,0 +1,6 @@
+import type { RestRoute } from '../route.js';
+import auth from './auth.js';
+import stores from './stores.js';
+
+/** The whole REST table: one entry per /v1 route. */
+export const ROUTES: RestRoute[] = [...auth, ...stores];

@@ -1,0 +1,83 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+/** Every environment variable the service reads, checked in one place. */
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | null;
+  dataDir: string;
+  production: boolean;
+  secretKey: Buffer;
+  webhookAllowPrivate: boolean;
+  webhookAllowHttp: boolean;
+  logLevel: string;
+  /** Extra worker concurrency for webhook deliveries. */
+  deliveryConcurrency: number;
+  smtpUrl: string | null;
+  mailFrom: string;
+  publicUrl: string;
+}
+
+export class ConfigError extends Error {}
+
+function flag(value: string | undefined): boolean {
+  return value === '1' || value === 'true' || value === 'yes';
+}
+
+function parseKey(raw: string): Buffer {
+  const trimmed = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  const b64 = Buffer.from(trimmed, 'base64');
+  if (b64.length === 32) return b64;
+  throw new ConfigError('SOUK_SECRET_KEY must be 32 bytes, written as 64 hex characters or base64');
+}
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
+  return n;
+}
+
+/** Outside production an unset key is generated once and kept in the data dir. */
+function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: string): Buffer {
+  if (env.SOUK_SECRET_KEY) return parseKey(env.SOUK_SECRET_KEY);
+  if (production) {
+    throw new ConfigError('SOUK_SECRET_KEY is required when NODE_ENV=production (32 bytes, hex or base64): it encrypts webhook secrets at rest');
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return parseKey(readFileSync(file, 'utf8'));
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.SOUK_DATA_DIR || './.data');
+  const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  }
+  const port = intVar(env, 'PORT', 4000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  return {
+    host,
+    port,
+    databaseUrl,
+    dataDir,
+    production,
+    secretKey: loadSecretKey(env, production, dataDir),
+    webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
+    webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
+    logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    deliveryConcurrency: intVar(env, 'SOUK_DELIVERY_CONCURRENCY', 16, 1, 256),
+    smtpUrl: env.SOUK_SMTP_URL || null,
+    mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
+    publicUrl: env.SOUK_PUBLIC_URL || `http://${host}:${port}`,
+  };
+}

@@ -1,0 +1,6 @@
+import { Migration20261122000000_foundation } from './Migration20261122000000_foundation.js';
+
+/** Committed migrations, in order; each runs once, at start. */
+export const MIGRATIONS = [
+  { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
+];

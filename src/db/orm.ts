@@ -1,0 +1,56 @@
+import { MikroORM, ReflectMetadataProvider, type Options } from '@mikro-orm/core';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Config } from '../config.js';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
+
+export const ORM_POOL_MAX = 10;
+export const QUEUE_POOL_MAX = 6;
+
+/** How to reach the database, whichever kind it is. */
+export interface DatabaseTarget {
+  /** node-postgres connection settings for other clients (the queue engine, LISTEN). */
+  connection: { connectionString?: string; host?: string; port?: number; database?: string; user?: string };
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export function ormOptions(target: DatabaseTarget): Options<PostgreSqlDriver> {
+  const c = target.connection;
+  return {
+    driver: PostgreSqlDriver,
+    entities: ENTITIES,
+    metadataProvider: ReflectMetadataProvider,
+    discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
+    ...(c.connectionString ? { clientUrl: c.connectionString } : { host: c.host, port: c.port, dbName: c.database, user: c.user }),
+    pool: { min: 0, max: ORM_POOL_MAX },
+    extensions: [Migrator],
+    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
+    forceUtcTimezone: true,
+    // Migration progress goes through our own start line, not the ORM's console logger.
+    logger: () => {},
+    allowGlobalContext: false,
+    debug: false,
+  };
+}
+
+export async function openDatabase(config: Config): Promise<DatabaseTarget> {
+  if (config.databaseUrl) {
+    return { connection: { connectionString: config.databaseUrl }, embedded: false, async close() {} };
+  }
+  // Every pool together plus headroom: pglite-socket drops connections past its maximum.
+  const embedded: EmbeddedDatabase = await startEmbedded(config.dataDir, ORM_POOL_MAX + QUEUE_POOL_MAX + 8);
+  return {
+    connection: { host: embedded.socketDir, port: embedded.port, database: 'postgres', user: 'postgres' },
+    embedded: true,
+    close: () => embedded.close(),
+  };
+}
+
+export async function initOrm(target: DatabaseTarget): Promise<MikroORM<PostgreSqlDriver>> {
+  const orm = await MikroORM.init(ormOptions(target));
+  await orm.getMigrator().up();
+  return orm;
+}

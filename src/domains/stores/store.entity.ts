@@ -1,0 +1,37 @@
+import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { newId } from '../../lib/ids.js';
+
+@Entity({ tableName: 'stores' })
+export class Store {
+  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt';
+
+  @PrimaryKey({ type: 'string' })
+  id: string = newId('st');
+
+  @Property({ type: 'string' })
+  name!: string;
+
+  @Property({ type: 'Date' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'Date', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}
+
+@Entity({ tableName: 'store_members' })
+export class Membership {
+  [OptionalProps]?: 'createdAt';
+
+  @PrimaryKey({ type: 'string' })
+  storeId!: string;
+
+  @PrimaryKey({ type: 'string' })
+  userId!: string;
+
+  /** `owner`, `admin`, `editor` or `viewer`. */
+  @Property({ type: 'string' })
+  role!: string;
+
+  @Property({ type: 'Date' })
+  createdAt: Date = new Date();
+}

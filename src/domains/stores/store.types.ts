@@ -1,0 +1,87 @@
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { IsIn, IsEmail, Length, MaxLength } from 'class-validator';
+import { ROLES } from './access.js';
+
+@ObjectType('Store')
+export class StoreType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: "The caller's role in this store." })
+  role!: string;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => Date)
+  updatedAt!: Date;
+}
+
+@ObjectType()
+export class StorePage {
+  @Field(() => [StoreType])
+  data!: StoreType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@InputType()
+export class StoreCreateInput {
+  @Field(() => String)
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name!: string;
+}
+
+@InputType()
+export class StoreUpdateInput {
+  @Field(() => String, { nullable: true })
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name?: string;
+}
+
+@ObjectType('StoreMember')
+export class MemberType {
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => String)
+  email!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String)
+  role!: string;
+
+  @Field(() => Date)
+  createdAt!: Date;
+}
+
+@ObjectType()
+export class MemberList {
+  @Field(() => [MemberType])
+  data!: MemberType[];
+}
+
+@InputType()
+export class MemberAddInput {
+  @Field(() => String)
+  @IsEmail({}, { message: 'must be an email address' })
+  @MaxLength(254)
+  email!: string;
+
+  @Field(() => String)
+  @IsIn([...ROLES], { message: `must be one of ${ROLES.join(', ')}` })
+  role!: string;
+}
+
+@InputType()
+export class MemberUpdateInput {
+  @Field(() => String)
+  @IsIn([...ROLES], { message: `must be one of ${ROLES.join(', ')}` })
+  role!: string;
+}

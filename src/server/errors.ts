@@ -1,0 +1,81 @@
+/** The one error vocabulary (CONTRACT section 3), shared by GraphQL, REST, SSE and workers. */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  LIMIT_EXCEEDED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  NOT_CONFIGURED: 503,
+  BAD_GATEWAY: 502,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_TITLES: Record<ErrorCode, string> = {
+  BAD_REQUEST: 'Bad Request',
+  VALIDATION_FAILED: 'Validation Failed',
+  UNAUTHENTICATED: 'Unauthenticated',
+  FORBIDDEN: 'Forbidden',
+  NOT_FOUND: 'Not Found',
+  CONFLICT: 'Conflict',
+  PAYLOAD_TOO_LARGE: 'Payload Too Large',
+  LIMIT_EXCEEDED: 'Limit Exceeded',
+  RATE_LIMITED: 'Too Many Requests',
+  INTERNAL: 'Internal Server Error',
+  NOT_CONFIGURED: 'Service Unavailable',
+  BAD_GATEWAY: 'Bad Gateway',
+};
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const notFound = (what = 'resource') => new AppError('NOT_FOUND', `No such ${what}`);
+export const forbidden = (message = 'Your role does not allow this action') => new AppError('FORBIDDEN', message);
+export const unauthenticated = (message = 'A valid bearer token is required') => new AppError('UNAUTHENTICATED', message);
+export const conflict = (message: string) => new AppError('CONFLICT', message);
+export const invalid = (path: string, message: string) =>
+  new AppError('VALIDATION_FAILED', `${path ? `${path}: ` : ''}${message}`, [{ path, message }]);
+export const notConfigured = (what: string, env: string) =>
+  new AppError('NOT_CONFIGURED', `${what} is not configured on this server (set ${env})`);
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+}
+
+export function problem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
+  const body: Problem = { type: 'about:blank', title: ERROR_TITLES[code], status: ERROR_STATUS[code], detail, code };
+  if (errors && errors.length) body.errors = errors;
+  return body;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && value in ERROR_STATUS;
+}

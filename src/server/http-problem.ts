@@ -1,0 +1,7 @@
+import type { FastifyReply } from 'fastify';
+import type { Problem } from './errors.js';
+
+export function sendProblem(reply: FastifyReply, body: Problem, headers?: Record<string, string>): FastifyReply {
+  if (headers) reply.headers(headers);
+  return reply.code(body.status).type('application/problem+json').send(body);
+}

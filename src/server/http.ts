@@ -1,0 +1,123 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
+import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
+import { GraphQLError } from 'graphql';
+import { compileRoutes, registerRoutes } from '../../rest-compat/router.js';
+import { buildOpenApi } from '../../rest-compat/openapi.js';
+import { createContext, type Ctx, type Deps } from './context.js';
+import { AppError, problem } from './errors.js';
+import { mapGraphQLError } from './graphql-errors.js';
+import { sendProblem } from './http-problem.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+/** GraphQL errors carry the vocabulary's code; nothing internal leaks. */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const gqlError = error instanceof GraphQLError ? error : new GraphQLError(formatted.message);
+  const mapped = mapGraphQLError(gqlError);
+  return {
+    message: mapped.message,
+    ...(formatted.locations ? { locations: formatted.locations } : {}),
+    ...(formatted.path ? { path: formatted.path } : {}),
+    extensions: { code: mapped.code, ...(mapped.errors ? { errors: mapped.errors } : {}) },
+  };
+}
+
+/** Extra routes a subsystem adds (SSE streams); registered after the table. */
+export type HttpExtension = (app: FastifyInstance, deps: Deps) => void;
+const extensions: HttpExtension[] = [];
+export const extendHttp = (fn: HttpExtension) => extensions.push(fn);
+
+export interface HttpServer {
+  app: FastifyInstance;
+  apollo: ApolloServer<Ctx>;
+}
+
+export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
+  const app = Fastify({
+    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, redact: ['req.headers.authorization'] },
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: true,
+    trustProxy: false,
+  });
+
+  // JSON only: a text body would otherwise reach routes as a string.
+  app.removeContentTypeParser('text/plain');
+  // An empty body with a JSON content type counts as no body (clients send the header on every call).
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    return jsonParser(req, body as string, done);
+  });
+
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+    if (err instanceof AppError) return sendProblem(reply, problem(err.code, err.message, err.errors), err.headers);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, problem('PAYLOAD_TOO_LARGE', `The request body is over ${BODY_LIMIT} bytes`));
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, problem('BAD_REQUEST', 'The request body must be JSON (Content-Type: application/json)'));
+    if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      return sendProblem(reply, problem('BAD_REQUEST', 'The request body is not valid JSON'));
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendProblem(reply, problem('BAD_REQUEST', 'The request is malformed'));
+    }
+    req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, problem('INTERNAL', 'Internal server error'));
+  });
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, problem('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)));
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await deps.orm.em.getConnection().execute('select 1');
+      return { status: 'ready' };
+    } catch {
+      return sendProblem(reply, problem('NOT_CONFIGURED', 'The database is not reachable'));
+    }
+  });
+
+  const apollo = new ApolloServer<Ctx>({
+    schema,
+    formatError: formatGraphQLError,
+    includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false,
+    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>],
+  });
+  await apollo.start();
+  await app.register(fastifyApollo(apollo), {
+    path: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    context: async (req: FastifyRequest) => createContext(deps, req.headers.authorization, req.ip),
+  } as never);
+
+  const sse = createSseHandler<Record<PropertyKey, unknown>>({
+    schema,
+    context: async (req) => (await createContext(deps, req.raw.headers.authorization, req.raw.ip)) as unknown as Record<PropertyKey, unknown>,
+    onNext: (_ctx, _req, result) => {
+      const r = result as ExecutionResult;
+      if (!r.errors?.length) return;
+      return { ...r, errors: r.errors.map((e) => formatGraphQLError(e.toJSON(), e)) } as unknown as ExecutionResult;
+    },
+  });
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'DELETE'],
+    url: '/graphql/stream',
+    handler: async (req, reply) => {
+      try {
+        await sse(req, reply);
+      } catch (err) {
+        req.log.error({ err }, 'graphql-sse failed');
+        if (!reply.sent) sendProblem(reply, problem('INTERNAL', 'Internal server error'));
+      }
+    },
+  });
+
+  const compiled = compileRoutes(schema);
+  const openapi = buildOpenApi(schema, compiled);
+  app.get('/v1/openapi.json', async () => openapi);
+  registerRoutes(app, deps, schema, compiled);
+  for (const ext of extensions) ext(app, deps);
+
+  return { app, apollo };
+}

@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import { buildSchema } from 'type-graphql';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { RESOLVERS } from '../domains/resolvers.js';
+import { pubSub } from '../events/pubsub.js';
+
+export async function createSchema(): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: RESOLVERS,
+    pubSub,
+    // Validation is off by default in type-graphql 2; never echo targets or values.
+    validate: { forbidUnknownValues: false, validationError: { target: false, value: false } },
+  });
+}
+
+/** The committed schema/schema.graphql is exactly this text. */
+export function schemaText(schema: GraphQLSchema): string {
+  return printSchema(lexicographicSortSchema(schema)) + '\n';
+}

@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { startService, type Service } from '../src/service.js';
+
+export interface TestService {
+  service: Service;
+  url: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** A fresh database per call: a new PostgreSQL database when DATABASE_URL is set, a new PGlite dir otherwise. */
+export async function freshDatabase(): Promise<{ url: string | null; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { url: null, async drop() {} };
+  const name = `souk_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestService(env: Record<string, string> = {}, reuse?: { databaseUrl: string | null; dataDir: string }): Promise<TestService> {
+  const db = reuse ? { url: reuse.databaseUrl, async drop() {} } : await freshDatabase();
+  const dataDir = reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'souk-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    SOUK_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...(db.url ? { DATABASE_URL: db.url } : {}),
+    ...env,
+  });
+  const service = await startService(config);
+  return {
+    service,
+    url: service.url,
+    databaseUrl: db.url,
+    dataDir,
+    async close() {
+      await service.close();
+      if (!reuse) {
+        await db.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A small client for the REST API: JSON in, parsed JSON (or text) out. */
+export function client(base: string) {
+  return async function api<T = any>(method: string, path: string, opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    const res = await fetch(base + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if (text && /json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+}
+
+export type Api = ReturnType<typeof client>;
+
+let counter = 0;
+/** Signs a new user up and returns its token and user. */
+export async function signup(api: Api, name = 'User'): Promise<{ token: string; user: any; email: string }> {
+  const email = `u${Date.now()}${counter++}${randomBytes(3).toString('hex')}@example.com`;
+  const res = await api('POST', '/v1/users/auth/signup', { body: { email, password: 'correct horse battery', name } });
+  if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${res.text}`);
+  return { token: res.body.token, user: res.body.user, email };
+}
+
+/** A store owned by a fresh user. */
+export async function ownerWithStore(api: Api): Promise<{ token: string; user: any; email: string; storeId: string }> {
+  const owner = await signup(api, 'Owner');
+  const res = await api('POST', '/v1/stores', { token: owner.token, body: { name: 'Test Store' } });
+  if (res.status !== 201) throw new Error(`store create failed: ${res.status} ${res.text}`);
+  return { ...owner, storeId: res.body.id };
+}
+
+/** Adds a new user to the store with the role; returns its token. */
+export async function memberWithRole(api: Api, ownerToken: string, storeId: string, role: string): Promise<{ token: string; user: any }> {
+  const m = await signup(api, role);
+  const res = await api('POST', `/v1/stores/${storeId}/members`, { token: ownerToken, body: { email: m.email, role } });
+  if (res.status !== 201) throw new Error(`member add failed: ${res.status} ${res.text}`);
+  return { token: m.token, user: m.user };
+}
+
+export function assertProblem(res: ApiResponse, status: number, code: string): void {
+  if (res.status !== status || res.body?.code !== code || !/application\/problem\+json/.test(res.headers.get('content-type') ?? '')) {
+    throw new Error(`expected ${status} ${code} problem+json, got ${res.status} ${res.headers.get('content-type')} ${res.text}`);
+  }
+  if (res.body.type !== 'about:blank' || typeof res.body.title !== 'string' || res.body.status !== status || typeof res.body.detail !== 'string') {
+    throw new Error(`not an RFC 9457 problem: ${res.text}`);
+  }
+}
