@@ -5,6 +5,8 @@ import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
 import type { Deps } from './server/context.js';
 import { startWorkers } from './workers.js';
+// Background workers register themselves on import.
+import './webhooks/dispatcher.js';
 
 export interface Service {
   deps: Deps;

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { IsIn, IsEmail, Length, MaxLength } from 'class-validator';
+import { IsIn, IsEmail, IsOptional, Length, MaxLength } from 'class-validator';
 import { ROLES } from './access.js';
 
 @ObjectType('Store')
@@ -39,6 +39,7 @@ export class StoreCreateInput {
 @InputType()
 export class StoreUpdateInput {
   @Field(() => String, { nullable: true })
+  @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
   name?: string;
 }

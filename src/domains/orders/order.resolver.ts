@@ -1,0 +1,47 @@
+import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { Ctx } from '../../server/context.js';
+import { OrderCreateInput, OrderPage, OrderType, OrderUpdateInput } from './order.types.js';
+import * as orders from './order.service.js';
+
+@Resolver()
+export class OrderResolver {
+  @Query(() => OrderPage, { description: "A store's orders, newest first, filtered." })
+  orders(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('limit', () => Int, { nullable: true }) limit?: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor?: string,
+    @Arg('status', () => String, { nullable: true, description: 'A status slug.' }) status?: string,
+    @Arg('q', () => String, { nullable: true, description: 'Part of the customer name or phone.' }) q?: string,
+    @Arg('createdAfter', () => String, { nullable: true }) createdAfter?: string,
+    @Arg('createdBefore', () => String, { nullable: true }) createdBefore?: string,
+  ): Promise<OrderPage> {
+    return orders.listOrders(ctx, storeId, { limit, cursor, status, q, createdAfter, createdBefore });
+  }
+
+  @Query(() => OrderType)
+  order(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<OrderType> {
+    return orders.getOrder(ctx, storeId, id);
+  }
+
+  @Mutation(() => OrderType)
+  createOrder(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => OrderCreateInput) input: OrderCreateInput): Promise<OrderType> {
+    return orders.createOrder(ctx, storeId, input);
+  }
+
+  @Mutation(() => OrderType)
+  updateOrder(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => OrderUpdateInput) input: OrderUpdateInput,
+  ): Promise<OrderType> {
+    return orders.updateOrder(ctx, storeId, id, input);
+  }
+
+  @Mutation(() => Boolean)
+  async deleteOrder(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<boolean> {
+    await orders.deleteOrder(ctx, storeId, id);
+    return true;
+  }
+}

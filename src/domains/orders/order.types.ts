@@ -1,0 +1,139 @@
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
+
+@ObjectType('OrderItem')
+export class OrderItemType {
+  @Field(() => ID, { nullable: true })
+  productId!: string | null;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Int)
+  quantity!: number;
+
+  @Field(() => Float)
+  price!: number;
+}
+
+@ObjectType('Order')
+export class OrderType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  storeId!: string;
+
+  @Field(() => String)
+  customerName!: string;
+
+  @Field(() => String, { nullable: true })
+  customerPhone!: string | null;
+
+  @Field(() => [OrderItemType])
+  items!: OrderItemType[];
+
+  @Field(() => Float, { description: 'Sum of quantity x price over the items.' })
+  total!: number;
+
+  @Field(() => String, { description: "The slug of the order's status." })
+  status!: string;
+
+  @Field(() => ID)
+  statusId!: string;
+
+  @Field(() => String, { nullable: true })
+  rejectReason!: string | null;
+
+  @Field(() => GraphQLJSONObject)
+  metadata!: Record<string, unknown>;
+
+  @Field(() => String)
+  createdAt!: string;
+
+  @Field(() => String)
+  updatedAt!: string;
+}
+
+@ObjectType()
+export class OrderPage {
+  @Field(() => [OrderType])
+  data!: OrderType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@InputType()
+export class OrderItemInput {
+  @Field(() => ID, { nullable: true, description: "A product of the store; name and price default to the product's." })
+  @IsOptional()
+  productId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name?: string | null;
+
+  @Field(() => Int)
+  @Min(1, { message: 'must be 1 or more' })
+  @Max(100000, { message: 'is too large' })
+  quantity!: number;
+
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e12, { message: 'is too large' })
+  price?: number | null;
+}
+
+@InputType()
+export class OrderCreateInput {
+  @Field(() => String)
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  customerName!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  customerPhone?: string | null;
+
+  @Field(() => [OrderItemInput])
+  @ArrayMinSize(1, { message: 'must hold at least one item' })
+  @ArrayMaxSize(500, { message: 'must hold at most 500 items' })
+  @ValidateNested({ each: true })
+  items!: OrderItemInput[];
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  metadata?: Record<string, unknown> | null;
+}
+
+@InputType()
+export class OrderUpdateInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  customerName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(0, 50, { message: 'must be at most 50 characters' })
+  customerPhone?: string | null;
+
+  @Field(() => [OrderItemInput], { nullable: true })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'must hold at least one item' })
+  @ArrayMaxSize(500, { message: 'must hold at most 500 items' })
+  @ValidateNested({ each: true })
+  items?: OrderItemInput[] | null;
+
+  @Field(() => String, { nullable: true, description: 'The slug of one of the store statuses.' })
+  @IsOptional()
+  status?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  metadata?: Record<string, unknown> | null;
+}

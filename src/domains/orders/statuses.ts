@@ -1,0 +1,32 @@
+import { OrderStatus } from './order.entity.js';
+import type { Ctx } from '../../server/context.js';
+import { onStoreCreated } from '../stores/store.service.js';
+
+export const STATUS_KINDS = ['new', 'confirmed', 'rejected', 'fulfilled', 'cancelled', 'other'] as const;
+
+/** Every store starts with this list, in this order. */
+export const DEFAULT_STATUSES = [
+  { name: 'Pending', slug: 'pending', kind: 'new', color: '#f59e0b' },
+  { name: 'Confirmed', slug: 'confirmed', kind: 'confirmed', color: '#3b82f6' },
+  { name: 'Processing', slug: 'processing', kind: 'other', color: '#8b5cf6' },
+  { name: 'Shipped', slug: 'shipped', kind: 'other', color: '#06b6d4' },
+  { name: 'Delivered', slug: 'delivered', kind: 'fulfilled', color: '#22c55e' },
+  { name: 'Cancelled', slug: 'cancelled', kind: 'cancelled', color: '#6b7280' },
+  { name: 'Rejected', slug: 'rejected', kind: 'rejected', color: '#ef4444' },
+] as const;
+
+export function createDefaultStatuses(ctx: Ctx, storeId: string): OrderStatus[] {
+  return DEFAULT_STATUSES.map((s, position) => ctx.em.create(OrderStatus, { storeId, ...s, position }));
+}
+
+/** A new order takes the first status of kind `new` by position. */
+export async function initialStatus(ctx: Ctx, storeId: string): Promise<OrderStatus> {
+  const status = await ctx.em.findOne(OrderStatus, { storeId, kind: 'new' }, { orderBy: { position: 'asc' } });
+  if (!status) throw new Error(`store ${storeId} has no status of kind new`);
+  return status;
+}
+
+onStoreCreated(async (ctx, store) => {
+  createDefaultStatuses(ctx, store.id);
+  await ctx.em.flush();
+});

@@ -1,0 +1,38 @@
+import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { newId } from '../../lib/ids.js';
+
+@Entity({ tableName: 'products' })
+export class Product {
+  [OptionalProps]?: 'id' | 'status' | 'metadata' | 'createdAt' | 'updatedAt';
+
+  @PrimaryKey({ type: 'string' })
+  id: string = newId('prod');
+
+  @Property({ type: 'string' })
+  storeId!: string;
+
+  @Property({ type: 'string' })
+  name!: string;
+
+  @Property({ type: 'string' })
+  slug!: string;
+
+  @Property({ type: 'double' })
+  price!: number;
+
+  @Property({ type: 'integer' })
+  stock!: number;
+
+  /** `draft`, `active` or `archived`. */
+  @Property({ type: 'string' })
+  status: string = 'active';
+
+  @Property({ type: 'json' })
+  metadata: Record<string, unknown> = {};
+
+  @Property({ type: 'Date' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'Date' })
+  updatedAt: Date = new Date();
+}

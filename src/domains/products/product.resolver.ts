@@ -1,0 +1,44 @@
+import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { Ctx } from '../../server/context.js';
+import { ProductCreateInput, ProductPage, ProductType, ProductUpdateInput } from './product.types.js';
+import * as products from './product.service.js';
+
+@Resolver()
+export class ProductResolver {
+  @Query(() => ProductPage, { description: "A store's products, newest first." })
+  products(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('limit', () => Int, { nullable: true }) limit?: number,
+    @Arg('cursor', () => String, { nullable: true }) cursor?: string,
+    @Arg('status', () => String, { nullable: true }) status?: string,
+  ): Promise<ProductPage> {
+    return products.listProducts(ctx, storeId, { limit, cursor, status });
+  }
+
+  @Query(() => ProductType)
+  product(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<ProductType> {
+    return products.getProduct(ctx, storeId, id);
+  }
+
+  @Mutation(() => ProductType)
+  createProduct(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => ProductCreateInput) input: ProductCreateInput): Promise<ProductType> {
+    return products.createProduct(ctx, storeId, input);
+  }
+
+  @Mutation(() => ProductType)
+  updateProduct(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => ProductUpdateInput) input: ProductUpdateInput,
+  ): Promise<ProductType> {
+    return products.updateProduct(ctx, storeId, id, input);
+  }
+
+  @Mutation(() => Boolean)
+  async deleteProduct(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<boolean> {
+    await products.deleteProduct(ctx, storeId, id);
+    return true;
+  }
+}

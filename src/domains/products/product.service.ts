@@ -1,0 +1,138 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Product } from './product.entity.js';
+import type { ProductCreateInput, ProductType, ProductUpdateInput } from './product.types.js';
+import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
+import { conflict, notFound } from '../../server/errors.js';
+import type { Ctx } from '../../server/context.js';
+import { transaction } from '../../db/tx.js';
+import { recordEvent } from '../../events/outbox.js';
+import { slugify } from '../../lib/slug.js';
+import { page, pageLimit } from '../../lib/pagination.js';
+
+export const WRITE_PRODUCTS: StoreAccessRule = { role: 'editor', scope: 'store.products' };
+
+/** The product as REST, GraphQL and event payloads show it. */
+export function productView(p: Product): ProductType {
+  return {
+    id: p.id,
+    storeId: p.storeId,
+    name: p.name,
+    slug: p.slug,
+    price: p.price,
+    stock: p.stock,
+    status: p.status,
+    metadata: p.metadata,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+/** A derived slug takes the first free `-2`, `-3`, ... suffix; an explicit one must be free. */
+async function freeSlug(ctx: Ctx, storeId: string, base: string, exceptId?: string): Promise<string> {
+  const taken = new Set(
+    (await ctx.em.find(Product, { storeId, slug: { $like: `${base}%` } }, { fields: ['id', 'slug'] }))
+      .filter((p) => p.id !== exceptId)
+      .map((p) => p.slug),
+  );
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+async function assertSlugFree(ctx: Ctx, storeId: string, slug: string, exceptId?: string) {
+  const other = await ctx.em.findOne(Product, { storeId, slug });
+  if (other && other.id !== exceptId) throw conflict(`The slug "${slug}" is taken in this store`);
+}
+
+const uniqueSlug = <T>(p: Promise<T>) =>
+  p.catch((err) => {
+    if (err instanceof UniqueConstraintViolationException) throw conflict('The slug is taken in this store');
+    throw err;
+  });
+
+export async function createProduct(ctx: Ctx, storeId: string, input: ProductCreateInput): Promise<ProductType> {
+  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
+  return uniqueSlug(
+    transaction(ctx, async (tx) => {
+      let slug: string;
+      if (input.slug) {
+        await assertSlugFree(tx, storeId, input.slug);
+        slug = input.slug;
+      } else {
+        slug = await freeSlug(tx, storeId, slugify(input.name));
+      }
+      const product = tx.em.create(Product, {
+        storeId,
+        name: input.name.trim(),
+        slug,
+        price: input.price,
+        stock: input.stock ?? 0,
+        status: input.status ?? 'active',
+        metadata: input.metadata ?? {},
+      });
+      await tx.em.flush();
+      const view = productView(product);
+      await recordEvent(tx, { storeId, event: 'productCreated', record: view });
+      return view;
+    }),
+  );
+}
+
+export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: number | null; cursor?: string | null; status?: string | null }) {
+  await requireStoreAccess(ctx, storeId, READ_STORE);
+  const limit = pageLimit(args.limit);
+  const rows = await ctx.em.find(
+    Product,
+    { storeId, ...(args.cursor ? { id: { $lt: args.cursor } } : {}), ...(args.status ? { status: args.status } : {}) },
+    { orderBy: { id: 'desc' }, limit: limit + 1 },
+  );
+  const p = page(rows, limit);
+  return { data: p.data.map(productView), nextCursor: p.nextCursor };
+}
+
+async function findProduct(ctx: Ctx, storeId: string, id: string): Promise<Product> {
+  const product = await ctx.em.findOne(Product, { id, storeId });
+  if (!product) throw notFound('product');
+  return product;
+}
+
+export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
+  await requireStoreAccess(ctx, storeId, READ_STORE);
+  return productView(await findProduct(ctx, storeId, id));
+}
+
+export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
+  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
+  return uniqueSlug(
+    transaction(ctx, async (tx) => {
+      const product = await findProduct(tx, storeId, id);
+      const before = productView(product);
+      if (input.name != null) product.name = input.name.trim();
+      if (input.slug != null && input.slug !== product.slug) {
+        await assertSlugFree(tx, storeId, input.slug, id);
+        product.slug = input.slug;
+      }
+      if (input.price != null) product.price = input.price;
+      if (input.stock != null) product.stock = input.stock;
+      if (input.status != null) product.status = input.status;
+      if (input.metadata != null) product.metadata = input.metadata;
+      const changed = JSON.stringify({ ...productView(product), updatedAt: null }) !== JSON.stringify({ ...before, updatedAt: null });
+      if (!changed) return before;
+      product.updatedAt = new Date();
+      await tx.em.flush();
+      const view = productView(product);
+      await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous: before });
+      return view;
+    }),
+  );
+}
+
+export async function deleteProduct(ctx: Ctx, storeId: string, id: string): Promise<void> {
+  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
+  await transaction(ctx, async (tx) => {
+    const product = await findProduct(tx, storeId, id);
+    const view = productView(product);
+    tx.em.remove(product);
+    await tx.em.flush();
+    await recordEvent(tx, { storeId, event: 'productDeleted', record: view });
+  });
+}

@@ -1,0 +1,117 @@
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { IsIn, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
+import { SLUG_PATTERN } from '../../lib/slug.js';
+
+export const PRODUCT_STATUSES = ['draft', 'active', 'archived'];
+
+@ObjectType('Product')
+export class ProductType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  storeId!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String)
+  slug!: string;
+
+  @Field(() => Float)
+  price!: number;
+
+  @Field(() => Int)
+  stock!: number;
+
+  @Field(() => String, { description: '`draft`, `active` or `archived`.' })
+  status!: string;
+
+  @Field(() => GraphQLJSONObject)
+  metadata!: Record<string, unknown>;
+
+  @Field(() => String)
+  createdAt!: string;
+
+  @Field(() => String)
+  updatedAt!: string;
+}
+
+@ObjectType()
+export class ProductPage {
+  @Field(() => [ProductType])
+  data!: ProductType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@InputType()
+export class ProductCreateInput {
+  @Field(() => String)
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'Derived from the name when omitted; unique per store.' })
+  @IsOptional()
+  @Matches(SLUG_PATTERN, { message: 'must be lowercase letters, digits and single dashes' })
+  @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  slug?: string | null;
+
+  @Field(() => Float)
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e12, { message: 'is too large' })
+  price!: number;
+
+  @Field(() => Int, { nullable: true, defaultValue: 0 })
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e9, { message: 'is too large' })
+  stock?: number;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsIn(PRODUCT_STATUSES, { message: `must be one of ${PRODUCT_STATUSES.join(', ')}` })
+  status?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  metadata?: Record<string, unknown> | null;
+}
+
+@InputType()
+export class ProductUpdateInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Matches(SLUG_PATTERN, { message: 'must be lowercase letters, digits and single dashes' })
+  @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  slug?: string | null;
+
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e12, { message: 'is too large' })
+  price?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'May go below zero (oversold) on update.' })
+  @IsOptional()
+  @Min(-1e9, { message: 'is too small' })
+  @Max(1e9, { message: 'is too large' })
+  stock?: number | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsIn(PRODUCT_STATUSES, { message: `must be one of ${PRODUCT_STATUSES.join(', ')}` })
+  status?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  metadata?: Record<string, unknown> | null;
+}

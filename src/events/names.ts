@@ -1,0 +1,25 @@
+import { invalid } from '../server/errors.js';
+
+export const EVENT_NAMES = ['orderCreated', 'orderUpdated', 'orderDeleted', 'productCreated', 'productUpdated', 'productDeleted'] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+const squash = (s: string) => s.replace(/[._\-\s]/g, '').toLowerCase();
+const BY_SQUASHED = new Map(EVENT_NAMES.map((n) => [squash(n), n]));
+
+/** Legacy spellings (`order.created`, `ORDER_CREATED`, `product-updated`) match ignoring case and separators. */
+export function normalizeEvent(name: string): EventName | null {
+  return BY_SQUASHED.get(squash(name)) ?? null;
+}
+
+export function normalizeEvents(names: readonly string[], path = 'events'): EventName[] {
+  const out: EventName[] = [];
+  names.forEach((name, i) => {
+    const canonical = normalizeEvent(name);
+    if (!canonical) throw invalid(`${path}.${i}`, `unknown event; expected one of ${EVENT_NAMES.join(', ')}`);
+    if (!out.includes(canonical)) out.push(canonical);
+  });
+  return out;
+}
+
+export const entityOf = (event: EventName): 'order' | 'product' => (event.startsWith('order') ? 'order' : 'product');
+export const isUpdated = (event: EventName) => event.endsWith('Updated');

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTransaction, type TxCtx } from '../db/tx.js';
+import type { Ctx } from '../server/context.js';
+import { entityOf, isUpdated, type EventName } from './names.js';
+import { enqueueDeliveries, type DeliveryJob } from './queue.js';
+import { eventBus, type CommittedEvent } from './bus.js';
+
+export interface DomainEvent {
+  storeId: string;
+  event: EventName;
+  /** The record as the payload shows it (after the write; the deleted record for deletes). */
+  record: object & { metadata?: unknown };
+  /** The record before the write, for the Updated events. */
+  previous?: object | null;
+}
+
+/** A write by an inbound connector must not echo back out through webhooks. */
+export function isInbound(record: { metadata?: unknown }): boolean {
+  const meta = record.metadata as { connector?: { integrationSource?: unknown } } | undefined;
+  return meta?.connector?.integrationSource === 'inbound';
+}
+
+export function payloadData(storeId: string, event: EventName, record: object, previous?: object | null): Record<string, unknown> {
+  return {
+    store_id: storeId,
+    [entityOf(event)]: record,
+    ...(isUpdated(event) ? { previous_data: previous ?? null } : {}),
+  };
+}
+
+/** Subscribed active webhooks of a store for an event. */
+export async function subscribedWebhooks(em: EntityManager, storeId: string, event: string, only?: string[]): Promise<Array<{ id: string }>> {
+  if (only && only.length === 0) return [];
+  // knex expands an array binding into a list: `in (?)` takes it as is.
+  return em.execute(
+    `select id from webhooks where store_id = ? and active and ? = any(events)${only ? ' and id in (?)' : ''} order by id`,
+    only ? [storeId, event, only] : [storeId, event],
+  );
+}
+
+/**
+ * Records a domain event in the transaction of the write that caused it: the event row
+ * (next per-store sequence number), one delivery job per subscribed active webhook, and,
+ * after commit only, the realtime publication and the worker wake-up.
+ */
+export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEvent> {
+  if (!inTransaction(ctx)) throw new Error('recordEvent must run inside the write transaction');
+  const tx = ctx as TxCtx;
+  const em = tx.em as EntityManager;
+  // The row lock on the store orders concurrent writers: sequence order is commit order.
+  const [{ event_seq }] = await em.execute('update stores set event_seq = event_seq + 1 where id = ? returning event_seq', [e.storeId]);
+  const seq = Number(event_seq);
+  const now = new Date();
+  const timestamp = now.toISOString();
+  const data = payloadData(e.storeId, e.event, e.record, e.previous);
+  await em.execute('insert into store_events (store_id, seq, event, data, created_at) values (?, ?, ?, ?::jsonb, ?)', [
+    e.storeId,
+    seq,
+    e.event,
+    JSON.stringify(data),
+    now,
+  ]);
+  if (!isInbound(e.record)) {
+    const hooks = await subscribedWebhooks(em, e.storeId, e.event);
+    const jobs: DeliveryJob[] = hooks.map((h) => ({ deliveryId: randomUUID(), webhookId: h.id, storeId: e.storeId, event: e.event, timestamp, data }));
+    await enqueueDeliveries(tx, jobs);
+  }
+  const committed: CommittedEvent = { storeId: e.storeId, seq, event: e.event, timestamp, data };
+  tx.afterCommit.push(() => eventBus.emit('event', committed));
+  return committed;
+}

@@ -1,0 +1,67 @@
+import { PgBoss, fromKnex } from 'pg-boss';
+import type { Deps } from '../server/context.js';
+import type { TxCtx } from '../db/tx.js';
+import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
+
+export const DELIVERY_QUEUE = 'webhook-delivery';
+
+/** One delivery attempt to make: everything needed to build the payload at send time. */
+export interface DeliveryJob {
+  deliveryId: string;
+  webhookId: string;
+  storeId: string;
+  event: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export interface Queue {
+  boss: PgBoss;
+  /** Wakes this process's delivery worker at once instead of at its next poll. */
+  wake(): void;
+  setWorker(id: string): void;
+}
+
+export function createQueue(deps: Deps): Queue {
+  const target = deps.extras.get('db') as DatabaseTarget;
+  const boss = new PgBoss({
+    ...target.connection,
+    max: QUEUE_POOL_MAX,
+    schema: 'pgboss',
+    application_name: 'souk-queue',
+    // LISTEN/NOTIFY wakes workers of every replica on a real PostgreSQL; embedded mode is one process.
+    useListenNotify: !deps.embedded,
+    ...(deps.embedded ? { supervise: true, monitorIntervalSeconds: 60 } : {}),
+  });
+  boss.on('error', (err) => console.error('queue error:', err.message));
+  let workerId: string | null = null;
+  return {
+    boss,
+    wake: () => {
+      if (workerId) boss.notifyWorker(workerId);
+    },
+    setWorker: (id) => {
+      workerId = id;
+    },
+  };
+}
+
+export const getQueue = (deps: Deps) => {
+  const q = deps.extras.get('queue') as Queue | undefined;
+  if (!q) throw new Error('the queue is not started');
+  return q;
+};
+
+/** Enqueue through the transaction's own connection: the jobs commit or vanish with the write. */
+export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise<void> {
+  if (!jobs.length) return;
+  const queue = getQueue(tx.deps);
+  const trx = tx.em.getTransactionContext();
+  if (!trx) throw new Error('enqueueDeliveries needs a transaction');
+  await queue.boss.insert(
+    DELIVERY_QUEUE,
+    jobs.map((j) => ({ id: j.deliveryId, data: j })),
+    { db: fromKnex(trx as never) },
+  );
+  tx.afterCommit.push(() => queue.wake());
+}

@@ -1,0 +1,138 @@
+import { performance } from 'node:perf_hooks';
+import { isIP } from 'node:net';
+import got, { type Headers } from 'got';
+import { BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
+import { sign } from './secrets.js';
+
+export const USER_AGENT = 'Svc-Webhooks/2.0';
+export const DELIVERY_TIMEOUT_MS = 30_000;
+export const TEST_TIMEOUT_MS = 10_000;
+export const RESPONSE_BODY_CHARS = 1024;
+
+export interface Attempt {
+  url: string;
+  event: string;
+  deliveryId: string;
+  webhookId: string;
+  secret: string;
+  customHeaders: Record<string, string>;
+  /** The payload, serialized once: these exact bytes are signed and sent. */
+  body: Buffer;
+  test: boolean;
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+export interface AttemptResult {
+  status: 'success' | 'failed';
+  statusCode: number | null;
+  responseTimeMs: number;
+  responseBody: string | null;
+  error: string | null;
+}
+
+const FORBIDDEN_EXACT = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'user-agent']);
+
+/** Transport headers and the service's own X-Svc-* are never taken from a webhook's settings. */
+export function isForbiddenHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return FORBIDDEN_EXACT.has(n) || n.startsWith('proxy-') || n.startsWith('x-svc-');
+}
+
+export function deliveryHeaders(a: Attempt): Headers {
+  const signature = sign(a.secret, a.body);
+  const headers: Headers = {};
+  for (const [k, v] of Object.entries(a.customHeaders)) if (!isForbiddenHeader(k)) headers[k.toLowerCase()] = v;
+  Object.assign(headers, {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-svc-event': a.event,
+    'x-svc-delivery': a.deliveryId,
+    'x-svc-webhook-id': a.webhookId,
+    'x-svc-signature-256': `sha256=${signature}`,
+    'x-svc-signature': signature,
+  });
+  if (a.test) headers['x-svc-test'] = 'true';
+  return headers;
+}
+
+function describe(err: Error & { code?: string; cause?: unknown }, timeoutMs: number): string {
+  if (err.name === 'TimeoutError' || err.code === 'ETIMEDOUT') return `timeout after ${timeoutMs} ms`;
+  const cause = err.cause instanceof Error ? err.cause : null;
+  if (err instanceof BlockedAddressError) return err.message;
+  if (cause instanceof BlockedAddressError) return cause.message;
+  if (/BlockedAddressError|refused: .* non-public address/.test(err.message)) return err.message.replace(/^.*?(refused: )/, '$1');
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+      return 'connection reset by the receiver';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    default:
+      if (err.code && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(err.code)) return `TLS error: ${err.code}`;
+      return err.code ? `request failed: ${err.code}` : 'request failed';
+  }
+}
+
+/** One POST, no retries, no redirects followed; 2xx and 3xx count as success. */
+export function sendAttempt(a: Attempt): Promise<AttemptResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let host: string;
+  try {
+    host = new URL(a.url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'invalid url' });
+  }
+  // Sockets skip DNS for IP literals, so those are checked here.
+  if (!a.allowPrivate && isIP(host) && isBlockedAddress(host)) {
+    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: new BlockedAddressError(host).message });
+  }
+  return new Promise((resolve) => {
+    let statusCode: number | null = null;
+    let bytes = 0;
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      const responseTimeMs = elapsed();
+      const text = chunks.length ? Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_CHARS) : statusCode === null ? null : '';
+      if (statusCode === null) {
+        resolve({ status: 'failed', statusCode: null, responseTimeMs, responseBody: null, error: err ? describe(err, a.timeoutMs) : 'no response' });
+        return;
+      }
+      const ok = statusCode >= 200 && statusCode < 400;
+      resolve({ status: ok ? 'success' : 'failed', statusCode, responseTimeMs, responseBody: text, error: ok ? null : `receiver answered ${statusCode}` });
+      stream.destroy();
+    };
+    const stream = got.stream.post(a.url, {
+      body: a.body,
+      headers: deliveryHeaders(a),
+      timeout: { request: a.timeoutMs },
+      followRedirect: false,
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      decompress: true,
+      ...(a.allowPrivate ? {} : { dnsLookup: guardedLookup as never }),
+    });
+    stream.on('response', (res: { statusCode: number }) => {
+      statusCode = res.statusCode;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      // Four bytes per character at most: enough bytes for the first 1,024 characters.
+      if (bytes < RESPONSE_BODY_CHARS * 4) {
+        chunks.push(chunk);
+        bytes += chunk.length;
+      }
+      if (bytes >= RESPONSE_BODY_CHARS * 4) finish();
+    });
+    stream.on('end', () => finish());
+    stream.on('error', (err: Error) => finish(err));
+  });
+}

@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Webhook } from './webhook.entity.js';
+import type {
+  DeliveryType,
+  SendResult,
+  UrlTestResultType,
+  WebhookCreateInput,
+  WebhookSendInput,
+  WebhookType,
+  WebhookUpdateInput,
+  WebhookUrlTestInput,
+  WebhookWithSecretType,
+} from './webhook.types.js';
+import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
+import { AppError, invalid, notFound } from '../server/errors.js';
+import type { Ctx } from '../server/context.js';
+import { transaction } from '../db/tx.js';
+import { EVENT_NAMES, entityOf, normalizeEvent, normalizeEvents, type EventName } from '../events/names.js';
+import { payloadData, subscribedWebhooks } from '../events/outbox.js';
+import { enqueueDeliveries } from '../events/queue.js';
+import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets.js';
+import { isForbiddenHeader, sendAttempt, TEST_TIMEOUT_MS } from './sender.js';
+import { payloadBytes, recordAttempt, HISTORY_KEPT, type RecordedAttempt } from './dispatcher.js';
+import { sampleData } from './samples.js';
+import { Order } from '../domains/orders/order.entity.js';
+import { Product } from '../domains/products/product.entity.js';
+import { orderView } from '../domains/orders/order.service.js';
+import { productView } from '../domains/products/product.service.js';
+
+export const WEBHOOKS_PER_STORE = 10;
+/** Editors and up, or an OAuth token holding store.integrations. */
+export const WRITE_WEBHOOKS: StoreAccessRule = { role: 'editor', scope: 'store.integrations', scopeSuffices: true };
+export const READ_WEBHOOKS: StoreAccessRule = { ...READ_STORE };
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const MAX_HEADERS = 20;
+
+export function view(w: Webhook): WebhookType {
+  return {
+    id: w.id,
+    storeId: w.storeId,
+    name: w.name,
+    url: w.url,
+    events: w.events,
+    headers: w.headers,
+    metadata: w.metadata,
+    active: w.active,
+    hasSecret: !!w.secretEnc,
+    createdAt: w.createdAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
+  };
+}
+
+function checkUrl(ctx: Ctx, url: string, path = 'url'): string {
+  let u: URL;
+  try {
+    u = new URL(url.trim());
+  } catch {
+    throw invalid(path, 'must be an absolute URL');
+  }
+  const allowHttp = ctx.deps.config.webhookAllowHttp;
+  if (u.protocol !== 'https:' && !(allowHttp && u.protocol === 'http:')) {
+    throw invalid(path, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+  }
+  if (!u.hostname) throw invalid(path, 'must name a host');
+  if (u.username || u.password) throw invalid(path, 'must not carry credentials');
+  return u.toString();
+}
+
+function checkHeaders(headers: Record<string, unknown>, path = 'headers'): Record<string, string> {
+  const entries = Object.entries(headers);
+  if (entries.length > MAX_HEADERS) throw invalid(path, `must hold at most ${MAX_HEADERS} headers`);
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (!HEADER_NAME.test(name)) throw invalid(`${path}.${name}`, 'is not a valid header name');
+    if (isForbiddenHeader(name)) throw invalid(`${path}.${name}`, 'is a transport or X-Svc- header and cannot be set');
+    if (typeof value !== 'string') throw invalid(`${path}.${name}`, 'must be a string');
+    if (/[\r\n\0]/.test(value) || value.length > 1024) throw invalid(`${path}.${name}`, 'must be at most 1024 characters without line breaks');
+    out[name] = value;
+  }
+  return out;
+}
+
+function checkMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  if (JSON.stringify(metadata).length > 16 * 1024) throw invalid('metadata', 'must be at most 16 KiB of JSON');
+  return metadata;
+}
+
+function eventOrDefault(event: string | null | undefined, path = 'event'): EventName {
+  if (event == null) return 'orderCreated';
+  const canonical = normalizeEvent(event);
+  if (!canonical) throw invalid(path, `unknown event; expected one of ${EVENT_NAMES.join(', ')}`);
+  return canonical;
+}
+
+async function findWebhook(ctx: Ctx, storeId: string, id: string): Promise<Webhook> {
+  const webhook = await ctx.em.findOne(Webhook, { id, storeId });
+  if (!webhook) throw notFound('webhook');
+  return webhook;
+}
+
+export async function listWebhooks(ctx: Ctx, storeId: string): Promise<WebhookType[]> {
+  await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
+  const rows = await ctx.em.find(Webhook, { storeId }, { orderBy: { id: 'asc' } });
+  return rows.map(view);
+}
+
+export async function getWebhook(ctx: Ctx, storeId: string, id: string): Promise<WebhookType> {
+  await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
+  return view(await findWebhook(ctx, storeId, id));
+}
+
+export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCreateInput): Promise<WebhookWithSecretType> {
+  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
+  const url = checkUrl(ctx, input.url);
+  const events = input.events == null ? [...EVENT_NAMES] : normalizeEvents(input.events);
+  const headers = checkHeaders(input.headers ?? {});
+  const metadata = checkMetadata(input.metadata ?? {});
+  return transaction(ctx, async (tx) => {
+    // The store row lock serializes creates, so two at once cannot make an eleventh.
+    await (tx.em as EntityManager).execute('select id from stores where id = ? for update', [storeId]);
+    const count = await tx.em.count(Webhook, { storeId });
+    if (count >= WEBHOOKS_PER_STORE) {
+      throw new AppError('LIMIT_EXCEEDED', `A store may have at most ${WEBHOOKS_PER_STORE} webhooks`);
+    }
+    const secret = newWebhookSecret();
+    const webhook = tx.em.create(Webhook, {
+      storeId,
+      name: input.name.trim(),
+      url,
+      events,
+      headers,
+      metadata,
+      active: input.active ?? true,
+      secretEnc: encryptSecret(ctx.deps.config.secretKey, secret),
+    });
+    await tx.em.flush();
+    return { ...view(webhook), secret };
+  });
+}
+
+export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input: WebhookUpdateInput): Promise<WebhookWithSecretType> {
+  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
+  const webhook = await findWebhook(ctx, storeId, id);
+  if (input.name != null) webhook.name = input.name.trim();
+  if (input.url != null) webhook.url = checkUrl(ctx, input.url);
+  if (input.events != null) webhook.events = normalizeEvents(input.events);
+  if (input.headers != null) webhook.headers = checkHeaders(input.headers);
+  if (input.metadata != null) webhook.metadata = checkMetadata(input.metadata);
+  if (input.active != null) webhook.active = input.active;
+  let secret: string | null = null;
+  if (input.rotateSecret) {
+    secret = newWebhookSecret();
+    webhook.secretEnc = encryptSecret(ctx.deps.config.secretKey, secret);
+  }
+  webhook.updatedAt = new Date();
+  await ctx.em.flush();
+  return { ...view(webhook), secret };
+}
+
+export async function deleteWebhook(ctx: Ctx, storeId: string, id: string): Promise<void> {
+  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
+  const deleted = await ctx.em.nativeDelete(Webhook, { id, storeId });
+  if (!deleted) throw notFound('webhook');
+}
+
+const deliveryView = (row: Record<string, unknown>): DeliveryType => ({
+  id: String(row.id),
+  webhookId: (row.webhook_id as string) ?? null,
+  event: String(row.event),
+  test: Boolean(row.test),
+  url: String(row.url),
+  status: String(row.status),
+  statusCode: row.status_code === null ? null : Number(row.status_code),
+  responseTimeMs: Number(row.response_time_ms),
+  responseBody: (row.response_body as string) ?? null,
+  error: (row.error as string) ?? null,
+  createdAt: new Date(row.created_at as string).toISOString(),
+});
+
+const attemptView = (a: RecordedAttempt): DeliveryType => ({
+  id: a.id,
+  webhookId: a.webhookId,
+  event: a.event,
+  test: a.test,
+  url: a.url,
+  status: a.status,
+  statusCode: a.statusCode,
+  responseTimeMs: a.responseTimeMs,
+  responseBody: a.responseBody,
+  error: a.error,
+  createdAt: a.createdAt.toISOString(),
+});
+
+export async function webhookHistory(ctx: Ctx, storeId: string, webhookId: string): Promise<DeliveryType[]> {
+  await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
+  await findWebhook(ctx, storeId, webhookId);
+  const rows = await (ctx.em as EntityManager).execute(
+    'select * from webhook_deliveries where webhook_id = ? order by created_at desc, seq desc limit ?',
+    [webhookId, HISTORY_KEPT],
+  );
+  return rows.map(deliveryView);
+}
+
+/** A sample delivery with the saved url, headers and secret, sent now and kept in history. */
+export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, input: { event?: string | null }): Promise<DeliveryType> {
+  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
+  const webhook = await findWebhook(ctx, storeId, webhookId);
+  const event = eventOrDefault(input.event);
+  const id = randomUUID();
+  const createdAt = new Date();
+  const result = await sendAttempt({
+    url: webhook.url,
+    event,
+    deliveryId: id,
+    webhookId: webhook.id,
+    secret: decryptSecret(ctx.deps.config.secretKey, webhook.secretEnc),
+    customHeaders: webhook.headers,
+    body: payloadBytes(event, createdAt.toISOString(), sampleData(storeId, event), webhook),
+    test: true,
+    timeoutMs: TEST_TIMEOUT_MS,
+    allowPrivate: ctx.deps.config.webhookAllowPrivate,
+  });
+  const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt };
+  await recordAttempt(ctx.em.fork() as EntityManager, attempt);
+  return attemptView(attempt);
+}
+
+/** Tries a url before it is saved; nothing is recorded. */
+export async function testWebhookUrl(ctx: Ctx, storeId: string, input: WebhookUrlTestInput): Promise<UrlTestResultType> {
+  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
+  const url = checkUrl(ctx, input.url);
+  const headers = checkHeaders(input.headers ?? {});
+  const event = eventOrDefault(input.event);
+  const minted = input.secret ? null : newWebhookSecret();
+  const id = randomUUID();
+  const createdAt = new Date();
+  const adHoc = { id: 'wh_test', name: 'Test' };
+  const result = await sendAttempt({
+    url,
+    event,
+    deliveryId: id,
+    webhookId: adHoc.id,
+    secret: input.secret ?? minted!,
+    customHeaders: headers,
+    body: payloadBytes(event, createdAt.toISOString(), sampleData(storeId, event), adHoc),
+    test: true,
+    timeoutMs: TEST_TIMEOUT_MS,
+    allowPrivate: ctx.deps.config.webhookAllowPrivate,
+  });
+  return { ...result, id, webhookId: null, event, test: true, url, createdAt: createdAt.toISOString(), secret: minted };
+}
+
+/** Queues one delivery per active subscribed webhook (or the listed ones) for a chosen record or data. */
+export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: WebhookSendInput): Promise<SendResult> {
+  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
+  const event = normalizeEvent(input.event);
+  if (!event) throw invalid('event', `unknown event; expected one of ${EVENT_NAMES.join(', ')}`);
+  const sources = [input.orderId, input.productId, input.data].filter((v) => v != null).length;
+  if (sources !== 1) throw invalid('', 'give exactly one of orderId, productId or data');
+  const kind = entityOf(event);
+  let data: Record<string, unknown>;
+  if (input.data != null) {
+    data = { ...input.data, store_id: storeId };
+  } else if (input.orderId != null) {
+    if (kind !== 'order') throw invalid('orderId', `does not fit the product event ${event}`);
+    const order = await ctx.em.findOne(Order, { id: input.orderId, storeId });
+    if (!order) throw notFound('order');
+    data = payloadData(storeId, event, { ...orderView(order) }, null);
+  } else {
+    if (kind !== 'product') throw invalid('productId', `does not fit the order event ${event}`);
+    const product = await ctx.em.findOne(Product, { id: input.productId!, storeId });
+    if (!product) throw notFound('product');
+    data = payloadData(storeId, event, { ...productView(product) }, null);
+  }
+  const timestamp = new Date().toISOString();
+  return transaction(ctx, async (tx) => {
+    const hooks = await subscribedWebhooks(tx.em as EntityManager, storeId, event, input.webhookIds ?? undefined);
+    const jobs = hooks.map((h) => ({ deliveryId: randomUUID(), webhookId: h.id, storeId, event, timestamp, data }));
+    await enqueueDeliveries(tx, jobs);
+    return { data: jobs.map((j) => ({ webhookId: j.webhookId, deliveryId: j.deliveryId })) };
+  });
+}
