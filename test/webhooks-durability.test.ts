@@ -1,0 +1,148 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { client, freshDatabase, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { startReceiver, sleep, type Receiver } from './receiver.js';
+import { createContext } from '../src/server/context.js';
+import { transaction } from '../src/db/tx.js';
+import { createProduct } from '../src/domains/products/product.service.js';
+import { processDelivery } from '../src/webhooks/dispatcher.js';
+import { DELIVERY_QUEUE, getQueue } from '../src/events/queue.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+let rx: Receiver;
+before(async () => {
+  rx = await startReceiver();
+});
+after(() => rx.close());
+
+const hooks = (storeId: string) => `/v1/stores/${storeId}/integrations/webhooks`;
+
+async function setup(api: Api, path: string) {
+  const owner = await ownerWithStore(api);
+  const w = await api('POST', hooks(owner.storeId), { token: owner.token, body: { name: 'R', url: rx.url.replace('/hook', path) } });
+  assert.equal(w.status, 201, w.text);
+  return { ...owner, webhook: w.body };
+}
+
+describe('transactions', () => {
+  let svc: TestService;
+  let api: Api;
+  before(async () => {
+    svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+    api = client(svc.url);
+  });
+  after(() => svc.close());
+
+  test('a rolled-back write records no event and sends nothing', async () => {
+    const path = `/rollback/${randomUUID()}`;
+    const s = await setup(api, path);
+    const ctx = await createContext(svc.service.deps, `Bearer ${s.token}`, '127.0.0.1');
+    await assert.rejects(
+      transaction(ctx, async (tx) => {
+        await createProduct(tx, s.storeId, { name: 'Doomed', price: 1 });
+        throw new Error('abort after the event was recorded');
+      }),
+      /abort after/,
+    );
+    await api('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: 'Kept', price: 1 } });
+    const [d] = await rx.waitFor(1, 10_000, (r) => r.path === path);
+    await sleep(1000);
+    assert.equal(rx.received.filter((r) => r.path === path).length, 1);
+    assert.equal(d.json.data.product.name, 'Kept');
+    const events = await svc.service.deps.orm.em.fork().getConnection().execute('select seq, event from store_events where store_id = ? order by seq', [s.storeId]);
+    assert.deepEqual(events.map((e: { seq: string | number }) => Number(e.seq)), [1]);
+  });
+
+  test('a recorded attempt is never repeated', async () => {
+    const path = `/once/${randomUUID()}`;
+    const s = await setup(api, path);
+    const job = { deliveryId: randomUUID(), webhookId: s.webhook.id, storeId: s.storeId, event: 'orderCreated', timestamp: new Date().toISOString(), data: { store_id: s.storeId } };
+    await processDelivery(svc.service.deps, job);
+    await processDelivery(svc.service.deps, job);
+    await sleep(300);
+    assert.equal(rx.received.filter((r) => r.path === path).length, 1);
+    const history = await api('GET', `${hooks(s.storeId)}/${s.webhook.id}/history`, { token: s.token });
+    assert.deepEqual(history.body.data.map((h: { id: string }) => h.id), [job.deliveryId]);
+  });
+});
+
+describe('restart', () => {
+  test('jobs committed before the process stopped are delivered after it starts again', async () => {
+    const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'souk-restart-'));
+    const reuse = { databaseUrl: db.url, dataDir };
+    const path = `/restart/${randomUUID()}`;
+    try {
+      const first = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' }, reuse);
+      const api1 = client(first.url);
+      const s = await setup(api1, path);
+      // Stop this process's worker so the jobs stay queued, as if it died right after commit.
+      await getQueue(first.service.deps).boss.offWork(DELIVERY_QUEUE);
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await api1('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: `Queued ${i}`, price: 1 } })).status, 201);
+      }
+      await sleep(800);
+      assert.equal(rx.received.filter((r) => r.path === path).length, 0);
+      await first.close();
+
+      const second = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' }, reuse);
+      try {
+        const got = await rx.waitFor(3, 15_000, (r) => r.path === path);
+        assert.deepEqual(got.map((d) => d.json.data.product.name).sort(), ['Queued 0', 'Queued 1', 'Queued 2']);
+        assert.equal(new Set(got.map((d) => d.headers['x-svc-delivery'])).size, 3);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('address guard (default settings)', () => {
+  let svc: TestService;
+  let api: Api;
+  before(async () => {
+    svc = await startTestService();
+    api = client(svc.url);
+  });
+  after(() => svc.close());
+
+  test('deliveries to loopback and private addresses are refused and recorded as failed', async () => {
+    const s = await ownerWithStore(api);
+    for (const url of [rx.url, `https://localhost:${rx.port}/hook`, 'https://10.1.2.3/hook', 'https://[::1]/hook', 'https://169.254.169.254/latest']) {
+      const res = await api('POST', `${hooks(s.storeId)}/test`, { token: s.token, body: { url } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.status, 'failed', url);
+      assert.equal(res.body.statusCode, null);
+      assert.match(res.body.error, /^refused: .* non-public address$/, url);
+    }
+    const w = await api('POST', hooks(s.storeId), { token: s.token, body: { name: 'Local', url: rx.url } });
+    assert.equal(w.status, 201);
+    const saved = await api('POST', `${hooks(s.storeId)}/${w.body.id}/test`, { token: s.token });
+    assert.equal(saved.body.status, 'failed');
+    const history = await api('GET', `${hooks(s.storeId)}/${w.body.id}/history`, { token: s.token });
+    assert.equal(history.body.data[0].status, 'failed');
+    assert.match(history.body.data[0].error, /^refused:/);
+    assert.equal(rx.received.filter((r) => r.headers['x-svc-webhook-id'] === w.body.id).length, 0);
+  });
+
+  test('http:// urls are refused unless SOUK_WEBHOOK_ALLOW_HTTP=1', async () => {
+    const s = await ownerWithStore(api);
+    const res = await api('POST', hooks(s.storeId), { token: s.token, body: { name: 'Plain', url: 'http://example.com/hook' } });
+    assert.equal(res.status, 400);
+    const relaxed = await startTestService({ SOUK_WEBHOOK_ALLOW_HTTP: '1' });
+    try {
+      const api2 = client(relaxed.url);
+      const s2 = await ownerWithStore(api2);
+      const ok = await api2('POST', hooks(s2.storeId), { token: s2.token, body: { name: 'Plain', url: 'http://example.com/hook' } });
+      assert.equal(ok.status, 201, ok.text);
+    } finally {
+      await relaxed.close();
+    }
+  });
+});
