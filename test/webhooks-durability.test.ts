@@ -53,7 +53,7 @@ describe('transactions', () => {
     assert.equal(rx.received.filter((r) => r.path === path).length, 1);
     assert.equal(d.json.data.product.name, 'Kept');
     const events = await svc.service.deps.orm.em.fork().getConnection().execute('select seq, event from store_events where store_id = ? order by seq', [s.storeId]);
-    assert.deepEqual(events.map((e: { seq: string | number }) => Number(e.seq)), [1]);
+    assert.deepEqual(events.map((e) => Number(e.seq)), [1]);
   });
 
   test('a recorded attempt is never repeated', async () => {
