@@ -8,6 +8,12 @@ import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 
 export const ORM_POOL_MAX = 10;
 export const QUEUE_POOL_MAX = 6;
+/**
+ * pglite-socket multiplexes connections per protocol message, so two connections' extended-query
+ * messages can interleave on the one PGlite session ("unnamed prepared statement does not exist").
+ * Embedded mode therefore runs every query, the queue's included, over one connection.
+ */
+export const EMBEDDED_POOL_MAX = 1;
 
 /** How to reach the database, whichever kind it is. */
 export interface DatabaseTarget {
@@ -25,7 +31,7 @@ export function ormOptions(target: DatabaseTarget): Options<PostgreSqlDriver> {
     metadataProvider: ReflectMetadataProvider,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     ...(c.connectionString ? { clientUrl: c.connectionString } : { host: c.host, port: c.port, dbName: c.database, user: c.user }),
-    pool: { min: 0, max: ORM_POOL_MAX },
+    pool: { min: 0, max: target.embedded ? EMBEDDED_POOL_MAX : ORM_POOL_MAX },
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
     forceUtcTimezone: true,
@@ -40,8 +46,8 @@ export async function openDatabase(config: Config): Promise<DatabaseTarget> {
   if (config.databaseUrl) {
     return { connection: { connectionString: config.databaseUrl }, embedded: false, async close() {} };
   }
-  // Every pool together plus headroom: pglite-socket drops connections past its maximum.
-  const embedded: EmbeddedDatabase = await startEmbedded(config.dataDir, ORM_POOL_MAX + QUEUE_POOL_MAX + 8);
+  // Headroom over the one pooled connection: pglite-socket drops connections past its maximum.
+  const embedded: EmbeddedDatabase = await startEmbedded(config.dataDir, EMBEDDED_POOL_MAX + 4);
   return {
     connection: { host: embedded.socketDir, port: embedded.port, database: 'postgres', user: 'postgres' },
     embedded: true,

@@ -25,8 +25,8 @@ export interface Queue {
 export function createQueue(deps: Deps): Queue {
   const target = deps.extras.get('db') as DatabaseTarget;
   const boss = new PgBoss({
-    ...target.connection,
-    max: QUEUE_POOL_MAX,
+    // Embedded mode shares the ORM's single connection (see EMBEDDED_POOL_MAX); a server gets its own pool.
+    ...(deps.embedded ? { db: fromKnex(deps.orm.em.getKnex() as never) } : { ...target.connection, max: QUEUE_POOL_MAX }),
     schema: 'pgboss',
     application_name: 'souk-queue',
     // LISTEN/NOTIFY wakes workers of every replica on a real PostgreSQL; embedded mode is one process.
