@@ -68,8 +68,11 @@ function packagingProblems(dockerfile: string, pkg: Pkg, ciRun: string): string[
     if (!(w[0] === 'npm' && (w[1] === 'start' || (w[1] === 'run' && w[2] === 'start')))) problems.push(`CMD ${cmd.args}: expected npm start`);
     if (!scripts.start) problems.push('CMD runs npm start but package.json has no start script');
   }
+  // npm passes SIGTERM (docker stop) to `sh -c`, which does not pass it on: the script must exec its runner.
+  const start = scripts.start?.trim().split(/\s+/) ?? [];
+  if (scripts.start && start[0] !== 'exec') problems.push(`npm start runs "${scripts.start}": it must begin with exec so SIGTERM reaches the service`);
   // The runtime stage installs with --omit=dev, so the start script's runner must be a production dependency.
-  const runner = scripts.start?.split(/\s+/)[0];
+  const runner = start[0] === 'exec' ? start[1] : start[0];
   if (runner && runner !== 'node' && !pkg.dependencies?.[runner]) problems.push(`npm start runs ${runner}, which is not in dependencies`);
 
   const lastFrom = froms.at(-1);
@@ -120,5 +123,8 @@ describe('packaging', () => {
     }
     const noStart = packagingProblems(dockerfile, { ...pkg, scripts: { build: 'tsc' } }, ciRun);
     assert.ok(noStart.some((p) => p.includes('no start script')), noStart.join('; '));
+    const noExec = packagingProblems(dockerfile, { ...pkg, scripts: { ...pkg.scripts, start: 'vite-node src/main.ts' } }, ciRun);
+    assert.ok(noExec.some((p) => p.includes('must begin with exec')), noExec.join('; '));
+    assert.ok(noExec.some((p) => p.includes('vite-node, which is not in dependencies')), noExec.join('; '));
   });
 });
