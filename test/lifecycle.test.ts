@@ -132,8 +132,10 @@ describe('process lifecycle (npx tsx src/main.ts)', () => {
       void sleep(300).then(() => {
         process.kill(servicePid, 'SIGTERM');
         return sleep(500);
-      }).then(() => {
+      }).then(async () => {
         assert.equal(first.child.exitCode, null, 'exited while a request was in flight');
+        // While it drains, new requests are turned away rather than started.
+        assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 503);
         req.end(body.subarray(half));
       }).catch(reject);
     });
