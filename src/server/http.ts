@@ -12,6 +12,8 @@ import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+/** How long close() waits for requests in flight before cutting connections (main.ts gives up at 20 s). */
+export const DRAIN_TIMEOUT_MS = 10_000;
 
 /** GraphQL errors carry the vocabulary's code; nothing internal leaks. */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
@@ -35,6 +37,33 @@ export interface HttpServer {
   apollo: ApolloServer<Ctx>;
 }
 
+/**
+ * forceCloseConnections cuts every socket at close(), in-flight requests included; count the
+ * requests in flight and let preClose wait for them (bounded) first. Event streams never end
+ * on their own, so they are not waited for.
+ */
+function drainOnClose(app: FastifyInstance): void {
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  app.addHook('onRequest', async (req, reply) => {
+    if ((req.headers.accept ?? '').includes('text/event-stream')) return;
+    inFlight++;
+    reply.raw.once('close', () => {
+      if (--inFlight === 0) drained?.();
+    });
+  });
+  app.addHook('preClose', async () => {
+    if (inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+      drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  });
+}
+
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, redact: ['req.headers.authorization'] },
@@ -42,6 +71,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     forceCloseConnections: true,
     trustProxy: false,
   });
+
+  drainOnClose(app);
 
   // JSON only: a text body would otherwise reach routes as a string.
   app.removeContentTypeParser('text/plain');
