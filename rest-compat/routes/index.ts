@@ -1,6 +1,8 @@
 import type { RestRoute } from '../route.js';
 import auth from './auth.js';
+import users from './users.js';
+import apps from './apps.js';
 import stores from './stores.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...stores];
+export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores];

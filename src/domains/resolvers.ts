@@ -1,7 +1,9 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { AuthResolver } from './auth/auth.resolver.js';
 import { StoreResolver } from './stores/store.resolver.js';
+import { UserResolver } from './users/user.resolver.js';
+import { AppResolver } from './apps/app.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, StoreResolver];
+export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, StoreResolver, UserResolver, AppResolver];
