@@ -320,7 +320,7 @@ describe('rate limits', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query: 'mutation { signin(input: {email: "z@example.com", password: "x"}) { token } }' }),
       });
-      assert.equal((await gql.json()).errors[0].extensions.code, 'RATE_LIMITED');
+      assert.equal(((await gql.json()) as any).errors[0].extensions.code, 'RATE_LIMITED');
     } finally {
       await limited.close();
     }

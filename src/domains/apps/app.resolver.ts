@@ -20,6 +20,8 @@ import * as oauth from './oauth.service.js';
 import * as appData from './app-data.service.js';
 
 type Json = Record<string, unknown>;
+// JSON data args skip class-validator (`validate: false`): a parsed literal is a null-prototype
+// object it refuses, and free-form JSON has no fields to check; services enforce the size.
 
 @Resolver()
 export class AppResolver {
@@ -84,7 +86,7 @@ export class AppResolver {
   }
 
   @Mutation(() => GraphQLJSONObject, { description: "Replace the app's public data (its owner; 64 KiB max)." })
-  setAppPublicData(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('data', () => GraphQLJSONObject) data: Json): Promise<Json> {
+  setAppPublicData(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('data', () => GraphQLJSONObject, { validate: false }) data: Json): Promise<Json> {
     return appData.setPublicData(ctx, id, data);
   }
 
@@ -94,7 +96,7 @@ export class AppResolver {
   }
 
   @Mutation(() => GraphQLJSONObject, { description: "Replace the app's private data (64 KiB max)." })
-  setAppPrivateData(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('data', () => GraphQLJSONObject) data: Json): Promise<Json> {
+  setAppPrivateData(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('data', () => GraphQLJSONObject, { validate: false }) data: Json): Promise<Json> {
     return appData.setPrivateData(ctx, id, data);
   }
 
@@ -104,7 +106,7 @@ export class AppResolver {
   }
 
   @Mutation(() => GraphQLJSONObject, { description: "Replace the caller's data for this app (64 KiB max)." })
-  setMyAppData(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('data', () => GraphQLJSONObject) data: Json): Promise<Json> {
+  setMyAppData(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('data', () => GraphQLJSONObject, { validate: false }) data: Json): Promise<Json> {
     return appData.setMyData(ctx, id, data);
   }
 
@@ -118,7 +120,7 @@ export class AppResolver {
     @GqlCtx() ctx: Ctx,
     @Arg('id', () => ID) id: string,
     @Arg('userId', () => ID) userId: string,
-    @Arg('data', () => GraphQLJSONObject) data: Json,
+    @Arg('data', () => GraphQLJSONObject, { validate: false }) data: Json,
   ): Promise<Json> {
     return appData.setUserData(ctx, id, userId, data);
   }
