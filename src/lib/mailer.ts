@@ -23,10 +23,13 @@ export interface Mailer {
 
 type Log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
 
+/** Lines shaped like the HTTP server's pino lines, so one log pipeline reads both. */
+const PINO_LEVEL = { info: 30, warn: 40, error: 50 } as const;
+
 function logger(deps: Deps): Log {
   return (level, msg, fields) => {
     if (deps.config.logLevel === 'silent') return;
-    console[level](JSON.stringify({ level, time: new Date().toISOString(), msg, ...fields }));
+    console[level](JSON.stringify({ level: PINO_LEVEL[level], time: Date.now(), pid: process.pid, msg, ...fields }));
   };
 }
 
