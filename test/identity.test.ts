@@ -241,6 +241,11 @@ describe('platform users', () => {
     assert.equal(list.status, 200);
     assert.ok(list.body.data.some((u: any) => u.id === admin.user.id));
     assert.equal(admin.user.platformRole, 'admin');
+    const first = await api('GET', '/v1/users?limit=1', { token: admin.token });
+    assert.equal(first.body.data.length, 1);
+    const next = await api('GET', `/v1/users?limit=1&cursor=${first.body.nextCursor}`, { token: admin.token });
+    assert.equal(next.body.data.length, 1);
+    assert.ok(next.body.data[0].id < first.body.data[0].id);
     const email = `made${Date.now()}@example.com`;
     const created = await api('POST', '/v1/users', { token: admin.token, body: { email, password: PASSWORD, name: 'Made' } });
     assert.equal(created.status, 201);

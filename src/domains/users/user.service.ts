@@ -22,11 +22,11 @@ const uniqueEmail = (err: unknown) => (err instanceof UniqueConstraintViolationE
 export async function listUsers(ctx: Ctx, args: { limit?: number | null; cursor?: string | null }) {
   const actor = requireSession(ctx);
   const limit = pageLimit(args.limit);
-  const where = {
-    ...(isAdmin(actor) ? {} : { id: actor.userId }),
-    ...(args.cursor ? { id: { $lt: args.cursor, ...(isAdmin(actor) ? {} : { $eq: actor.userId }) } } : {}),
-  };
-  const users = await ctx.em.find(User, where, { orderBy: { id: 'desc' }, limit: limit + 1 });
+  const users = await ctx.em.find(
+    User,
+    { $and: [isAdmin(actor) ? {} : { id: actor.userId }, args.cursor ? { id: { $lt: args.cursor } } : {}] },
+    { orderBy: { id: 'desc' }, limit: limit + 1 },
+  );
   return page(users, limit);
 }
 
