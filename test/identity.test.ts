@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { assertProblem, client, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
 import { startSmtpCapture, tokenFrom } from './smtp.js';
 
@@ -358,6 +359,35 @@ describe('mail without SMTP', () => {
       assert.match(rows[0].body, /verify-email\?token=souk_ve_/);
     } finally {
       await plain.close();
+    }
+  });
+});
+
+describe('admin script', () => {
+  test('npm run admin -- promote EMAIL gives the platform admin role', async () => {
+    const own = await startTestService();
+    let reopened: TestService | undefined;
+    try {
+      const oapi = client(own.url);
+      await signup(oapi);
+      const u = await signup(oapi);
+      assert.equal(u.user.platformRole, 'user');
+      // The embedded database takes one process at a time: stop the service, keep its data.
+      await own.service.close();
+      const env: NodeJS.ProcessEnv = { ...process.env, SOUK_DATA_DIR: own.dataDir };
+      if (own.databaseUrl) env.DATABASE_URL = own.databaseUrl;
+      const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env, encoding: 'utf8' });
+      const ok = run('promote', u.email.toUpperCase());
+      assert.equal(ok.status, 0, ok.stderr);
+      assert.match(ok.stdout, /is now admin/);
+      assert.equal(run('promote', 'nobody@example.com').status, 1);
+      assert.equal(run('elevate', u.email).status, 2);
+      reopened = await startTestService({}, { databaseUrl: own.databaseUrl, dataDir: own.dataDir });
+      const signin = await client(reopened.url)('POST', '/v1/users/auth/signin', { body: { email: u.email, password: PASSWORD } });
+      assert.equal(signin.body.user.platformRole, 'admin');
+    } finally {
+      await reopened?.close();
+      await own.close();
     }
   });
 });
