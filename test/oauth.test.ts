@@ -301,3 +301,89 @@ describe('app data', () => {
     assert.deepEqual(await res.json(), { data: { setAppPublicData: { a: [1, 2] } } });
   });
 });
+
+describe('every identity route', () => {
+  const PROTECTED: Array<[string, string]> = [
+    ['GET', '/v1/users/auth'],
+    ['PUT', '/v1/users/auth'],
+    ['POST', '/v1/users/auth/signout'],
+    ['GET', '/v1/users/auth/tokens'],
+    ['DELETE', '/v1/users/auth/tokens/tok_x'],
+    ['POST', '/v1/users/auth/tokens/revoke-all'],
+    ['POST', '/v1/users/auth/transfer'],
+    ['POST', '/v1/users/auth/verify-email/resend'],
+    ['POST', '/v1/users/auth/code'],
+    ['GET', '/v1/users/auth/connected-apps'],
+    ['GET', '/v1/users'],
+    ['POST', '/v1/users'],
+    ['GET', '/v1/users/usr_x'],
+    ['PATCH', '/v1/users/usr_x'],
+    ['PUT', '/v1/users/usr_x'],
+    ['DELETE', '/v1/users/usr_x'],
+    ['GET', '/v1/apps'],
+    ['POST', '/v1/apps'],
+    ['GET', '/v1/apps/app_x'],
+    ['PUT', '/v1/apps/app_x'],
+    ['DELETE', '/v1/apps/app_x'],
+    ['POST', '/v1/apps/app_x/regenerate-secret'],
+    ['GET', '/v1/apps/app_x/public-data'],
+    ['PUT', '/v1/apps/app_x/public-data'],
+    ['GET', '/v1/apps/app_x/private-data'],
+    ['PUT', '/v1/apps/app_x/private-data'],
+    ['GET', '/v1/apps/app_x/user-data/me'],
+    ['PUT', '/v1/apps/app_x/user-data/me'],
+    ['GET', '/v1/apps/app_x/user-data/users/usr_x'],
+    ['PUT', '/v1/apps/app_x/user-data/users/usr_x'],
+  ];
+  const VALID_BODY: Record<string, unknown> = {
+    'PUT /v1/users/auth': { name: 'x' },
+    'POST /v1/users/auth/code': { appId: 'app_x', redirectUri: REDIRECT, scopes: ['profile'], codeChallenge: 'a'.repeat(43), codeChallengeMethod: 'S256' },
+    'POST /v1/users': { email: 'x@example.com', password: 'password123', name: 'X' },
+    'PATCH /v1/users/usr_x': { name: 'x' },
+    'PUT /v1/users/usr_x': { name: 'x', email: 'x@example.com' },
+    'POST /v1/apps': { name: 'x', redirectUris: [REDIRECT], scopes: [] },
+    'PUT /v1/apps/app_x': { name: 'x' },
+  };
+
+  test('answer 401 without a token and with a revoked one', async () => {
+    const u = await signup(api);
+    await api('POST', '/v1/users/auth/signout', { token: u.token });
+    for (const [method, path] of PROTECTED) {
+      const body = VALID_BODY[`${method} ${path}`] ?? (method === 'PUT' ? { k: 1 } : undefined);
+      for (const token of [undefined, u.token]) {
+        const res = await api(method, path, { token, body });
+        assert.equal(res.status, 401, `${method} ${path} answered ${res.status} ${res.text}`);
+        assertProblem(res, 401, 'UNAUTHENTICATED');
+      }
+    }
+  });
+
+  test('account management refuses app tokens with 403', async () => {
+    const { app } = await developerWithApp(['profile', 'store.read', 'store.settings']);
+    const user = await signup(api);
+    const a = await authorize(user.token, app.id, ['profile', 'store.read', 'store.settings']);
+    const appToken = (
+      await api('POST', '/v1/users/auth/code/consume', { body: { code: a.code, clientId: app.id, clientSecret: app.clientSecret, redirectUri: REDIRECT, codeVerifier: a.verifier } })
+    ).body.accessToken;
+    const sessionOnly: Array<[string, string]> = [
+      ['PUT', '/v1/users/auth'],
+      ['GET', '/v1/users/auth/tokens'],
+      ['DELETE', '/v1/users/auth/tokens/tok_x'],
+      ['POST', '/v1/users/auth/tokens/revoke-all'],
+      ['POST', '/v1/users/auth/transfer'],
+      ['POST', '/v1/users/auth/verify-email/resend'],
+      ['POST', '/v1/users/auth/code'],
+      ['GET', '/v1/users/auth/connected-apps'],
+      ['GET', '/v1/users'],
+      ['GET', `/v1/users/${user.user.id}`],
+      ['GET', '/v1/apps'],
+      ['POST', '/v1/apps'],
+    ];
+    for (const [method, path] of sessionOnly) {
+      const res = await api(method, path, { token: appToken, body: VALID_BODY[`${method} ${path}`] });
+      assert.equal(res.status, 403, `${method} ${path} answered ${res.status} ${res.text}`);
+      assertProblem(res, 403, 'FORBIDDEN');
+    }
+    assert.equal((await api('GET', '/v1/users/auth', { token: appToken })).status, 200);
+  });
+});

@@ -66,17 +66,19 @@ export async function consumeAuthorizationCode(
     if (code.expiresAt <= new Date()) return { error: 'the code has expired' };
     if (code.redirectUri !== input.redirectUri) return { error: 'redirectUri differs from the one the code was issued for' };
     if (pkceS256(input.codeVerifier) !== code.codeChallenge) return { error: 'codeVerifier does not match the code challenge' };
+    // The app's scopes may have narrowed since the user consented.
+    const scopes = code.scopes.filter((s) => app.scopes.includes(s));
     const { token, record } = issueToken({ ...ctx, em }, code.userId, {
       kind: 'oauth',
       name: app.name,
-      scopes: code.scopes,
+      scopes,
       appId: app.id,
       expiresAt: new Date(Date.now() + OAUTH_TOKEN_TTL_SECONDS * 1000),
     });
     code.consumedAt = new Date();
     code.tokenId = record.id;
     await em.flush();
-    return { accessToken: token, tokenType: 'Bearer', scopes: code.scopes, expiresIn: OAUTH_TOKEN_TTL_SECONDS };
+    return { accessToken: token, tokenType: 'Bearer', scopes, expiresIn: OAUTH_TOKEN_TTL_SECONDS };
   });
   if ('error' in outcome) throw invalidGrant(outcome.error);
   return outcome;
