@@ -6,6 +6,7 @@ import {
   isNonNullType,
   isObjectType,
   isScalarType,
+  isUnionType,
   type GraphQLNamedType,
   type GraphQLSchema,
   type GraphQLType,
@@ -49,6 +50,8 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
       components[type.name] = {};
       if (isEnumType(type)) {
         components[type.name] = { type: 'string', enum: type.getValues().map((v) => v.value) };
+      } else if (isUnionType(type)) {
+        components[type.name] = { oneOf: type.getTypes().map(ref) };
       } else if (isObjectType(type) || isInputObjectType(type)) {
         const fields = Object.values(type.getFields());
         const properties: Record<string, Json> = {};

@@ -18,6 +18,10 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   publicUrl: string;
+  /** Sign-in, sign-up and reset requests allowed per email, and per client IP, within the window. */
+  authRateLimitPerEmail: number;
+  authRateLimitPerIp: number;
+  authRateWindowMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,5 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SOUK_SMTP_URL || null,
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
     publicUrl: env.SOUK_PUBLIC_URL || `http://${host}:${port}`,
+    authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
+    authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 30, 1, 1_000_000),
+    authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
   };
 }

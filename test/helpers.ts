@@ -44,6 +44,9 @@ export async function startTestService(env: Record<string, string> = {}, reuse?:
     SOUK_DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
+    // Every test signs up from 127.0.0.1; the rate-limit tests lower these on purpose.
+    SOUK_AUTH_RATE_LIMIT: '100000',
+    SOUK_AUTH_RATE_LIMIT_IP: '100000',
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...env,
   });

@@ -1,9 +1,11 @@
 import type { RestRoute } from '../route.js';
 import auth from './auth.js';
+import users from './users.js';
+import apps from './apps.js';
 import stores from './stores.js';
 import products from './products.js';
 import orders from './orders.js';
 import webhooks from './webhooks.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...stores, ...products, ...orders, ...webhooks];
+export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...webhooks];

@@ -3,14 +3,21 @@ import { hash, verify } from '@node-rs/argon2';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AuthToken } from './token.entity.js';
 import { User } from '../users/user.entity.js';
-import { AppError, conflict } from '../../server/errors.js';
+import { AppError, conflict, invalid } from '../../server/errors.js';
 import { requireActor, sha256, type Ctx } from '../../server/context.js';
+import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
+import { mailer, type OutgoingMail } from '../../lib/mailer.js';
+import { verificationMail } from './mails.js';
+import { requireSession } from './scopes.js';
 
 /** argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's baseline). */
 export const hashPassword = (password: string) => hash(password);
 
 /** Verifying against this keeps an unknown email as slow as a wrong password. */
 const DUMMY_HASH = hash('not-a-real-password-' + randomBytes(8).toString('hex'));
+
+export const verifyPassword = async (user: User | null, password: string): Promise<boolean> =>
+  verify(user?.passwordHash ?? (await DUMMY_HASH), password).then((ok) => ok && user !== null, () => false);
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -36,16 +43,50 @@ export function issueToken(ctx: Ctx, userId: string, opts: Partial<Pick<AuthToke
   return { token, record };
 }
 
+interface AuthLimiters {
+  ip: SlidingWindowLimiter;
+  email: SlidingWindowLimiter;
+}
+
+/**
+ * Password guessing and account spam are slowed per client IP and per email; every
+ * attempt counts, so a wrong password and an unknown email are limited alike.
+ */
+export function limitAuthAttempt(ctx: Ctx, email: string): void {
+  const { config } = ctx.deps;
+  let limiters = ctx.deps.extras.get('authLimiters') as AuthLimiters | undefined;
+  if (!limiters) {
+    limiters = {
+      ip: new SlidingWindowLimiter(config.authRateLimitPerIp, config.authRateWindowMs),
+      email: new SlidingWindowLimiter(config.authRateLimitPerEmail, config.authRateWindowMs),
+    };
+    ctx.deps.extras.set('authLimiters', limiters);
+  }
+  enforce([
+    [limiters.ip, ctx.ip],
+    [limiters.email, normalizeEmail(email)],
+  ]);
+}
+
+/** Mail goes out only once the transaction that created its code has committed. */
+export async function sendAll(ctx: Ctx, mails: OutgoingMail[]): Promise<void> {
+  for (const mail of mails) await mailer(ctx.deps).send(mail);
+}
+
 export async function signup(ctx: Ctx, input: { email: string; password: string; name: string }): Promise<{ token: string; user: User }> {
+  limitAuthAttempt(ctx, input.email);
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
+  let mail: OutgoingMail;
+  let result: { token: string; user: User };
   try {
-    return await ctx.em.transactional(async (em) => {
+    result = await ctx.em.transactional(async (em) => {
       // The first account of an empty database administers the platform.
       const first = (await em.count(User, {})) === 0;
       const user = em.create(User, { email, name: input.name.trim(), passwordHash, platformRole: first ? 'admin' : 'user' });
       await em.flush();
       const { token } = issueToken({ ...ctx, em }, user.id, { name: 'signup' });
+      mail = verificationMail(em, ctx.deps.config, user);
       await em.flush();
       return { token, user };
     });
@@ -53,15 +94,17 @@ export async function signup(ctx: Ctx, input: { email: string; password: string;
     if (err instanceof UniqueConstraintViolationException) throw conflict('An account with this email already exists');
     throw err;
   }
+  await sendAll(ctx, [mail!]);
+  return result;
 }
 
 export async function signin(ctx: Ctx, input: { email: string; password: string }): Promise<{ token: string; user: User }> {
+  limitAuthAttempt(ctx, input.email);
   const user = await ctx.em.findOne(User, { email: normalizeEmail(input.email) });
-  const ok = await verify(user?.passwordHash ?? (await DUMMY_HASH), input.password).catch(() => false);
-  if (!user || !ok) throw new AppError('UNAUTHENTICATED', 'Wrong email or password');
-  const { token } = issueToken(ctx, user.id, { name: 'signin' });
+  if (!(await verifyPassword(user, input.password))) throw new AppError('UNAUTHENTICATED', 'Wrong email or password');
+  const { token } = issueToken(ctx, user!.id, { name: 'signin' });
   await ctx.em.flush();
-  return { token, user };
+  return { token, user: user! };
 }
 
 export async function signout(ctx: Ctx): Promise<void> {
@@ -69,7 +112,70 @@ export async function signout(ctx: Ctx): Promise<void> {
   await ctx.em.nativeUpdate(AuthToken, { id: actor.tokenId, revokedAt: null }, { revokedAt: new Date() });
 }
 
+/** Sessions read their profile; an app needs the `profile` scope. */
 export async function currentUser(ctx: Ctx): Promise<User> {
   const actor = requireActor(ctx);
+  if (actor.scopes && !actor.scopes.includes('profile')) throw new AppError('FORBIDDEN', 'This token lacks the scope profile');
   return ctx.em.findOneOrFail(User, { id: actor.userId });
+}
+
+export interface ProfileChange {
+  name?: string | null;
+  email?: string | null;
+  password?: string | null;
+  currentPassword?: string | null;
+  platformRole?: string | null;
+}
+
+/**
+ * Applies a profile change inside `em`'s transaction. A new email must be verified again;
+ * a new password signs out every other token (`keepTokenId`), or all of them when null.
+ * Returns the verification mail to send after commit, if any.
+ */
+export async function applyProfileChange(
+  ctx: Ctx,
+  user: User,
+  input: ProfileChange,
+  opts: { requireCurrentPassword: boolean; keepTokenId: string | null },
+): Promise<OutgoingMail[]> {
+  const mails: OutgoingMail[] = [];
+  if (input.password != null && opts.requireCurrentPassword) {
+    if (input.currentPassword == null) throw invalid('currentPassword', 'is required to change the password');
+    if (!(await verifyPassword(user, input.currentPassword))) throw invalid('currentPassword', 'is wrong');
+  }
+  if (input.name != null) user.name = input.name.trim();
+  if (input.email != null && normalizeEmail(input.email) !== user.email) {
+    const email = normalizeEmail(input.email);
+    if (await ctx.em.findOne(User, { email, id: { $ne: user.id } })) throw conflict('An account with this email already exists');
+    user.email = email;
+    user.emailVerifiedAt = null;
+    mails.push(verificationMail(ctx.em, ctx.deps.config, user));
+  }
+  if (input.password != null) {
+    user.passwordHash = await hashPassword(input.password);
+    await ctx.em.nativeUpdate(
+      AuthToken,
+      { userId: user.id, revokedAt: null, ...(opts.keepTokenId ? { id: { $ne: opts.keepTokenId } } : {}) },
+      { revokedAt: new Date() },
+    );
+  }
+  return mails;
+}
+
+export async function updateMe(ctx: Ctx, input: ProfileChange): Promise<User> {
+  const actor = requireSession(ctx);
+  let mails: OutgoingMail[] = [];
+  try {
+    const user = await ctx.em.transactional(async (em) => {
+      const user = await em.findOneOrFail(User, { id: actor.userId });
+      mails = await applyProfileChange({ ...ctx, em }, user, input, { requireCurrentPassword: true, keepTokenId: actor.tokenId });
+      await em.flush();
+      return user;
+    });
+    await sendAll(ctx, mails);
+    return user;
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) throw conflict('An account with this email already exists');
+    throw err;
+  }
 }

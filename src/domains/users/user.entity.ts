@@ -1,6 +1,8 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../lib/ids.js';
 
+export const PLATFORM_ROLES = ['user', 'admin'] as const;
+
 @Entity({ tableName: 'users' })
 export class User {
   [OptionalProps]?: 'id' | 'platformRole' | 'emailVerifiedAt' | 'createdAt' | 'updatedAt';

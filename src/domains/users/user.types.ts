@@ -1,4 +1,6 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { IsEmail, IsIn, Length, MaxLength, MinLength } from 'class-validator';
+import { PLATFORM_ROLES } from './user.entity.js';
 import type { User } from './user.entity.js';
 
 @ObjectType('User', { description: 'A person with an account; never carries a password hash.' })
@@ -35,4 +37,84 @@ export class UserType {
       updatedAt: user.updatedAt,
     });
   }
+}
+
+@ObjectType()
+export class UserPage {
+  @Field(() => [UserType])
+  data!: UserType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@InputType({ description: 'Admin-only account creation.' })
+export class UserCreateInput {
+  @Field(() => String)
+  @IsEmail({}, { message: 'must be an email address' })
+  @MaxLength(254)
+  email!: string;
+
+  @Field(() => String)
+  @MinLength(8, { message: 'must be at least 8 characters' })
+  @MaxLength(256, { message: 'must be at most 256 characters' })
+  password!: string;
+
+  @Field(() => String)
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name!: string;
+
+  @Field(() => String, { nullable: true, defaultValue: 'user' })
+  @IsIn([...PLATFORM_ROLES], { message: `must be one of ${PLATFORM_ROLES.join(', ')}` })
+  platformRole?: string;
+}
+
+@InputType({ description: 'Fields to change. platformRole: admins only. A password change by the user needs currentPassword.' })
+export class UserUpdateInput {
+  @Field(() => String, { nullable: true })
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name?: string;
+
+  @Field(() => String, { nullable: true })
+  @IsEmail({}, { message: 'must be an email address' })
+  @MaxLength(254)
+  email?: string;
+
+  @Field(() => String, { nullable: true })
+  @MinLength(8, { message: 'must be at least 8 characters' })
+  @MaxLength(256, { message: 'must be at most 256 characters' })
+  password?: string;
+
+  @Field(() => String, { nullable: true })
+  @MaxLength(256)
+  currentPassword?: string;
+
+  @Field(() => String, { nullable: true })
+  @IsIn([...PLATFORM_ROLES], { message: `must be one of ${PLATFORM_ROLES.join(', ')}` })
+  platformRole?: string;
+}
+
+@InputType({ description: 'The whole editable user: name and email are required.' })
+export class UserReplaceInput {
+  @Field(() => String)
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name!: string;
+
+  @Field(() => String)
+  @IsEmail({}, { message: 'must be an email address' })
+  @MaxLength(254)
+  email!: string;
+
+  @Field(() => String, { nullable: true })
+  @MinLength(8, { message: 'must be at least 8 characters' })
+  @MaxLength(256, { message: 'must be at most 256 characters' })
+  password?: string;
+
+  @Field(() => String, { nullable: true })
+  @MaxLength(256)
+  currentPassword?: string;
+
+  @Field(() => String, { nullable: true })
+  @IsIn([...PLATFORM_ROLES], { message: `must be one of ${PLATFORM_ROLES.join(', ')}` })
+  platformRole?: string;
 }

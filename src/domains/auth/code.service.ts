@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sha256 } from '../../server/context.js';
+import { UserCode, type CodePurpose } from './code.entity.js';
+
+/** How long each kind of single-use code lives. */
+export const CODE_TTL_MS: Record<CodePurpose, number> = {
+  verify_email: 24 * 60 * 60_000,
+  reset_password: 60 * 60_000,
+  transfer: 5 * 60_000,
+};
+
+const PREFIX: Record<CodePurpose, string> = { verify_email: 'souk_ve_', reset_password: 'souk_pr_', transfer: 'souk_tr_' };
+
+/** 32 random bytes; the caller gets the plaintext once, the database keeps the hash. */
+export function createCode(em: EntityManager, userId: string, purpose: CodePurpose, email: string | null = null): { code: string; record: UserCode } {
+  const code = PREFIX[purpose] + randomBytes(32).toString('base64url');
+  const record = em.create(UserCode, {
+    userId,
+    purpose,
+    codeHash: sha256(code),
+    email,
+    expiresAt: new Date(Date.now() + CODE_TTL_MS[purpose]),
+  });
+  return { code, record };
+}
+
+/** The code if it exists for this purpose, is unused and unexpired. */
+export async function findLiveCode(em: EntityManager, purpose: CodePurpose, code: string): Promise<UserCode | null> {
+  const record = await em.findOne(UserCode, { codeHash: sha256(code), purpose });
+  if (!record || record.usedAt || record.expiresAt <= new Date()) return null;
+  return record;
+}
+
+/** Marks the code used; false when a concurrent request used it first. */
+export async function useCode(em: EntityManager, record: UserCode): Promise<boolean> {
+  const now = new Date();
+  const n = await em.nativeUpdate(UserCode, { id: record.id, usedAt: null, expiresAt: { $gt: now } }, { usedAt: now });
+  return n === 1;
+}

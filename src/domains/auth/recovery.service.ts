@@ -1,0 +1,75 @@
+import { AuthToken } from './token.entity.js';
+import { UserCode } from './code.entity.js';
+import { User } from '../users/user.entity.js';
+import { conflict, invalid } from '../../server/errors.js';
+import { sha256, type Ctx } from '../../server/context.js';
+import type { OutgoingMail } from '../../lib/mailer.js';
+import { findLiveCode, useCode } from './code.service.js';
+import { resetMail, verificationMail } from './mails.js';
+import { hashPassword, limitAuthAttempt, normalizeEmail, sendAll } from './auth.service.js';
+import { requireSession } from './scopes.js';
+
+const badToken = () => invalid('token', 'is invalid, expired or already used');
+
+export async function resendVerification(ctx: Ctx): Promise<void> {
+  const actor = requireSession(ctx);
+  const mail = await ctx.em.transactional(async (em) => {
+    const user = await em.findOneOrFail(User, { id: actor.userId });
+    if (user.emailVerifiedAt) throw conflict('This email address is already verified');
+    const m = verificationMail(em, ctx.deps.config, user);
+    await em.flush();
+    return m;
+  });
+  await sendAll(ctx, [mail]);
+}
+
+/** The token proves control of the mailbox it was sent to; a later email change voids it. */
+export async function confirmEmail(ctx: Ctx, input: { token: string }): Promise<User> {
+  return ctx.em.transactional(async (em) => {
+    const record = await findLiveCode(em, 'verify_email', input.token);
+    if (!record) throw badToken();
+    const user = await em.findOne(User, { id: record.userId });
+    if (!user || user.email !== record.email || !(await useCode(em, record))) throw badToken();
+    user.emailVerifiedAt ??= new Date();
+    await em.flush();
+    return user;
+  });
+}
+
+/** Answers the same whether or not the email has an account: no enumeration. */
+export async function requestPasswordReset(ctx: Ctx, input: { email: string }): Promise<void> {
+  limitAuthAttempt(ctx, input.email);
+  let mail: OutgoingMail | null = null;
+  await ctx.em.transactional(async (em) => {
+    const user = await em.findOne(User, { email: normalizeEmail(input.email) });
+    if (!user) return;
+    mail = resetMail(em, ctx.deps.config, user);
+    await em.flush();
+  });
+  if (mail) await sendAll(ctx, [mail]);
+}
+
+export async function passwordResetStatus(ctx: Ctx, token: string): Promise<{ valid: boolean; expiresAt: Date | null }> {
+  const record = await findLiveCode(ctx.em, 'reset_password', token);
+  return { valid: record !== null, expiresAt: record?.expiresAt ?? null };
+}
+
+/**
+ * Sets the password and signs the user out everywhere (whoever asked for the reset may
+ * have been locked out by an intruder's session). Other pending reset links die too.
+ */
+export async function confirmPasswordReset(ctx: Ctx, input: { token: string; password: string }): Promise<number> {
+  const passwordHash = await hashPassword(input.password);
+  return ctx.em.transactional(async (em) => {
+    const record = await findLiveCode(em, 'reset_password', input.token);
+    if (!record || !(await useCode(em, record))) throw badToken();
+    const user = await em.findOneOrFail(User, { id: record.userId });
+    user.passwordHash = passwordHash;
+    // Following the emailed link proved the mailbox is the user's.
+    user.emailVerifiedAt ??= new Date();
+    await em.nativeUpdate(UserCode, { userId: user.id, purpose: 'reset_password', usedAt: null, codeHash: { $ne: sha256(input.token) } }, { usedAt: new Date() });
+    const revoked = await em.nativeUpdate(AuthToken, { userId: user.id, revokedAt: null }, { revokedAt: new Date() });
+    await em.flush();
+    return revoked;
+  });
+}

@@ -1,0 +1,95 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Deps } from '../server/context.js';
+import { registerWorker } from '../workers.js';
+import { OutboxMail } from './mail.entity.js';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/**
+ * What domains use to send mail. Call `send` after the transaction that produced the mail
+ * has committed: a rolled-back change must not send anything. It never throws; failures
+ * are logged with the recipient only (mail bodies carry single-use tokens).
+ */
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<void>;
+  /** Waits for mail still being handed to the SMTP server. */
+  close(): Promise<void>;
+}
+
+type Log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
+
+/** Lines shaped like the HTTP server's pino lines, so one log pipeline reads both. */
+const PINO_LEVEL = { info: 30, warn: 40, error: 50 } as const;
+
+function logger(deps: Deps): Log {
+  return (level, msg, fields) => {
+    if (deps.config.logLevel === 'silent') return;
+    console[level](JSON.stringify({ level: PINO_LEVEL[level], time: Date.now(), pid: process.pid, msg, ...fields }));
+  };
+}
+
+/** Over SMTP in the background, so a slow mail server never holds up an API response. */
+function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
+  const transport: Transporter = nodemailer.createTransport(url);
+  const inFlight = new Set<Promise<void>>();
+  return {
+    async send(mail) {
+      const p = transport
+        .sendMail({ from: deps.config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text })
+        .then(
+          () => undefined,
+          (err: Error) => log('error', 'email not sent: SMTP failed', { to: mail.to, subject: mail.subject, error: err.message }),
+        )
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    },
+    async close() {
+      await Promise.all([...inFlight]);
+      transport.close();
+    },
+  };
+}
+
+/** Without SMTP the mail is kept in mail_outbox; the log names the recipient, never the body. */
+function outboxMailer(deps: Deps, log: Log): Mailer {
+  return {
+    async send(mail) {
+      try {
+        const em = deps.orm.em.fork() as EntityManager;
+        em.create(OutboxMail, { toAddress: mail.to, subject: mail.subject, body: mail.text });
+        await em.flush();
+        log('warn', 'email not sent: no SMTP configured', { to: mail.to, subject: mail.subject });
+      } catch (err) {
+        log('error', 'email not kept in the outbox', { to: mail.to, error: (err as Error).message });
+      }
+    },
+    async close() {},
+  };
+}
+
+export function createMailer(deps: Deps): Mailer {
+  const log = logger(deps);
+  return deps.config.smtpUrl ? smtpMailer(deps, deps.config.smtpUrl, log) : outboxMailer(deps, log);
+}
+
+const KEY = 'mailer';
+
+/** The service's mailer, created with the workers and drained before the database closes. */
+export function mailer(deps: Deps): Mailer {
+  let m = deps.extras.get(KEY) as Mailer | undefined;
+  if (!m) {
+    m = createMailer(deps);
+    deps.extras.set(KEY, m);
+  }
+  return m;
+}
+
+registerWorker(async (deps) => {
+  const m = mailer(deps);
+  return () => m.close();
+});

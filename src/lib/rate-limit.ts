@@ -1,0 +1,45 @@
+import { AppError } from '../server/errors.js';
+
+/**
+ * A sliding-window log per key, in process memory: enough for one instance, and it
+ * forgets everything on restart (documented in docs/auth.md).
+ */
+export class SlidingWindowLimiter {
+  private readonly hits = new Map<string, number[]>();
+  private lastSweep = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Records one attempt; returns 0 when allowed, else the seconds until one slot frees. */
+  hit(key: string, now = Date.now()): number {
+    this.sweep(now);
+    const since = now - this.windowMs;
+    const log = (this.hits.get(key) ?? []).filter((t) => t > since);
+    if (log.length >= this.limit) {
+      this.hits.set(key, log);
+      return Math.max(1, Math.ceil((log[0] + this.windowMs - now) / 1000));
+    }
+    log.push(now);
+    this.hits.set(key, log);
+    return 0;
+  }
+
+  /** Drops idle keys now and then so the map stays bounded by the active callers. */
+  private sweep(now: number) {
+    if (now - this.lastSweep < this.windowMs) return;
+    this.lastSweep = now;
+    for (const [key, log] of this.hits) if (!log.length || log[log.length - 1] <= now - this.windowMs) this.hits.delete(key);
+  }
+}
+
+/** Checks every key (all are counted, so spreading over emails does not dodge the IP limit). */
+export function enforce(entries: Array<[SlidingWindowLimiter, string]>): void {
+  const waits = entries.map(([limiter, key]) => limiter.hit(key));
+  const wait = Math.max(...waits);
+  if (wait > 0) {
+    throw new AppError('RATE_LIMITED', `Too many attempts; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
+  }
+}
