@@ -6,3 +6,4 @@ export const PRODUCT = 'id storeId name slug price stock status metadata created
 export const ORDER = 'id storeId customerName customerPhone items { productId name quantity price } total status statusId rejectReason metadata createdAt updatedAt';
 export const WEBHOOK = 'id storeId name url events headers metadata active hasSecret createdAt updatedAt';
 export const DELIVERY = 'id webhookId event test url status statusCode responseTimeMs responseBody error createdAt';
+export const STATUS = 'id name slug color position kind';

@@ -3,7 +3,8 @@ import auth from './auth.js';
 import stores from './stores.js';
 import products from './products.js';
 import orders from './orders.js';
+import statuses from './statuses.js';
 import webhooks from './webhooks.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...stores, ...products, ...orders, ...webhooks];
+export const ROUTES: RestRoute[] = [...auth, ...stores, ...products, ...orders, ...statuses, ...webhooks];

@@ -3,8 +3,9 @@ import { AuthResolver } from './auth/auth.resolver.js';
 import { StoreResolver } from './stores/store.resolver.js';
 import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
+import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, StoreResolver, ProductResolver, OrderResolver, WebhookResolver];
+export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, StoreResolver, ProductResolver, OrderResolver, StatusResolver, WebhookResolver];
