@@ -2,6 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
+import { issueToken } from '../src/domains/auth/auth.service.js';
+import type { Ctx } from '../src/server/context.js';
 
 let svc: TestService;
 let api: Api;
@@ -48,6 +50,14 @@ async function statusBySlug(s: Owner, slug: string) {
   const found = (await statuses(s)).find((x) => x.slug === slug);
   assert.ok(found, `no status ${slug}`);
   return found;
+}
+
+/** An OAuth token of the user with the scopes, issued in-process (no OAuth app routes yet). */
+async function oauthToken(userId: string, scopes: string[]): Promise<string> {
+  const em = svc.service.deps.orm.em.fork();
+  const { token } = issueToken({ em } as unknown as Ctx, userId, { kind: 'oauth', scopes });
+  await em.flush();
+  return token;
 }
 
 const getOrder = async (s: Owner, id: string) => (await api('GET', `/v1/stores/${s.storeId}/orders/${id}`, { token: s.token })).body;
@@ -129,6 +139,13 @@ describe('the status list', () => {
     assertProblem(await api('GET', `${base}/statuses`, { token: stranger.token }), 404, 'NOT_FOUND');
     assertProblem(await api('GET', `${base}/orders/counts`, { token: stranger.token }), 404, 'NOT_FOUND');
     assertProblem(await api('GET', `${base}/statuses`), 401, 'UNAUTHENTICATED');
+    const readOnly = await oauthToken(s.user.id, ['store.read']);
+    assert.equal((await api('GET', `${base}/statuses`, { token: readOnly })).status, 200);
+    for (const [method, path, body] of writes) assertProblem(await api(method, path, { token: readOnly, body }), 403, 'FORBIDDEN');
+    const ordersOnly = await oauthToken(s.user.id, ['store.orders']);
+    assertProblem(await api('GET', `${base}/orders/counts`, { token: ordersOnly }), 403, 'FORBIDDEN');
+    const scoped = await api('POST', `${base}/orders/${order.id}/apply`, { token: ordersOnly, body: { statusId: pending.id } });
+    assert.equal(scoped.status, 200, scoped.text);
     const created = await api('POST', `${base}/statuses`, { token: editor.token, body: { name: 'Editor made' } });
     assert.equal(created.status, 201, created.text);
     assert.equal((await api('POST', `${base}/orders/${order.id}/confirm`, { token: editor.token })).body.status, 'confirmed');
@@ -266,6 +283,50 @@ describe('the status list', () => {
       assert.equal(o.status, slug);
       assert.equal(o.statusId, (now.get(slug) as any).id);
     }
+  });
+});
+
+describe('status writes under concurrency', () => {
+  test('concurrent creates get distinct positions; concurrent equal slugs: one wins, the rest 409', async () => {
+    const s = await ownerWithStore(api);
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: `Lane ${i}` } })));
+    assert.deepEqual(made.map((r) => r.status), [201, 201, 201, 201, 201, 201]);
+    assert.deepEqual(made.map((r) => r.body.position).sort((a, b) => a - b), [7, 8, 9, 10, 11, 12]);
+    const same = await Promise.all(Array.from({ length: 4 }, () => api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'Twin' } })));
+    assert.deepEqual(same.map((r) => r.status).sort(), [201, 409, 409, 409]);
+  });
+
+  test('a slug rename racing with applies leaves no order on a stale slug', async () => {
+    const s = await ownerWithStore(api);
+    const list = await statuses(s);
+    const [pending, , , shipped] = list;
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push((await newOrder(s)).id);
+    for (let round = 0; round < 4; round++) {
+      const target = round % 2 ? pending : shipped;
+      const results = await Promise.all([
+        ...ids.map((id) => api('POST', `/v1/stores/${s.storeId}/orders/${id}/apply`, { token: s.token, body: { statusId: target.id } })),
+        api('PUT', `/v1/stores/${s.storeId}/statuses/${target.id}`, { token: s.token, body: { slug: `lane-${round}` } }),
+      ]);
+      for (const r of results) assert.equal(r.status, 200, r.text);
+      const orders = (await api('GET', `/v1/stores/${s.storeId}/orders`, { token: s.token })).body.data;
+      for (const o of orders) assert.equal(o.status, `lane-${round}`, `order ${o.id} in round ${round}`);
+    }
+  });
+
+  test('deleting a status racing with applies to it never strands an order', async () => {
+    const s = await ownerWithStore(api);
+    const list = await statuses(s);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await newOrder(s)).id);
+    const doomed = list[2];
+    const results = await Promise.all([
+      ...ids.map((id) => api('POST', `/v1/stores/${s.storeId}/orders/${id}/apply`, { token: s.token, body: { statusId: doomed.id } })),
+      api('DELETE', `/v1/stores/${s.storeId}/statuses/${doomed.id}?moveTo=${list[3].id}`, { token: s.token }),
+    ]);
+    for (const r of results) assert.ok([200, 204, 400].includes(r.status), r.text);
+    const orders = (await api('GET', `/v1/stores/${s.storeId}/orders`, { token: s.token })).body.data;
+    for (const o of orders) assert.ok(['pending', 'shipped'].includes(o.status), `${o.id} is ${o.status}`);
   });
 });
 

@@ -23,10 +23,14 @@ const listView = (statuses: OrderStatus[]): StatusList => ({
 });
 
 /**
- * Every write to a store's status list locks the whole list first: writes to one list are
- * serialized, so positions, slugs and the "one status of kind new" rule hold under concurrency.
+ * Every write to a store's status list takes the list first, so positions, slugs and the
+ * "one status of kind new" rule hold under concurrency. Row locks alone miss rows a concurrent
+ * create inserts, so a per-store advisory lock serializes the writers and the list is read
+ * after it; the row locks make applies to these statuses wait (see lockTarget in order.service).
+ * Not the store row: recordEvent updates it, and applies take it last, so it would deadlock.
  */
-function lockStatuses(tx: TxCtx, storeId: string): Promise<OrderStatus[]> {
+async function lockStatuses(tx: TxCtx, storeId: string): Promise<OrderStatus[]> {
+  await (tx.em as EntityManager).execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`order_statuses:${storeId}`]);
   return tx.em.find(OrderStatus, { storeId }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
