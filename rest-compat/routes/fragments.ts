@@ -9,3 +9,4 @@ export const DELIVERY = 'id webhookId event test url status statusCode responseT
 export const TOKEN = 'id kind name scopes app { id name } createdAt lastUsedAt expiresAt current last4';
 export const APP = 'id name description homepageUrl redirectUris scopes createdAt updatedAt';
 export const APP_REF = 'id name description homepageUrl';
+export const STATUS = 'id name slug color position kind';

@@ -5,7 +5,8 @@ import apps from './apps.js';
 import stores from './stores.js';
 import products from './products.js';
 import orders from './orders.js';
+import statuses from './statuses.js';
 import webhooks from './webhooks.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...webhooks];
+export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks];

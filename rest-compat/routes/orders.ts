@@ -20,6 +20,18 @@ export default group('orders', [
   }),
   route({
     method: 'GET',
+    path: `${base}/counts`,
+    summary: 'How many orders each status holds, by position, and in all',
+    operation: `query($storeId: ID!) { orderCounts(storeId: $storeId) { data { statusId slug name count } total } }`,
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/applyMany`,
+    summary: 'Give up to 500 orders one status in one transaction; missing or refused ids are listed in failed',
+    operation: `mutation($storeId: ID!, $input: OrderApplyManyInput!) { applyOrderStatusMany(storeId: $storeId, input: $input) { data { id status } failed { id code } } }`,
+  }),
+  route({
+    method: 'GET',
     path: `${base}/{orderId}`,
     summary: 'Show an order',
     operation: `query($storeId: ID!, $orderId: ID!) { order(storeId: $storeId, id: $orderId) { ${ORDER} } }`,
@@ -36,5 +48,23 @@ export default group('orders', [
     summary: 'Delete an order (emits orderDeleted)',
     status: 204,
     operation: `mutation($storeId: ID!, $orderId: ID!) { deleteOrder(storeId: $storeId, id: $orderId) }`,
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/{id}/apply`,
+    summary: 'Give the order one of the store statuses (emits orderUpdated)',
+    operation: `mutation($storeId: ID!, $id: ID!, $input: OrderApplyInput!) { applyOrderStatus(storeId: $storeId, id: $id, input: $input) { ${ORDER} } }`,
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/{id}/confirm`,
+    summary: 'Move the order to the first status of kind confirmed; 409 for a rejected or cancelled order',
+    operation: `mutation($storeId: ID!, $id: ID!) { confirmOrder(storeId: $storeId, id: $id) { ${ORDER} } }`,
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/{id}/reject`,
+    summary: 'Move the order to the first status of kind rejected, keeping the reason given',
+    operation: `mutation($storeId: ID!, $id: ID!, $input: OrderRejectInput) { rejectOrder(storeId: $storeId, id: $id, input: $input) { ${ORDER} } }`,
   }),
 ]);

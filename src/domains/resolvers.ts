@@ -5,8 +5,18 @@ import { UserResolver } from './users/user.resolver.js';
 import { AppResolver } from './apps/app.resolver.js';
 import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
+import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, StoreResolver, UserResolver, AppResolver, ProductResolver, OrderResolver, WebhookResolver];
+export const RESOLVERS: NonEmptyArray<Function> = [
+  AuthResolver,
+  StoreResolver,
+  UserResolver,
+  AppResolver,
+  ProductResolver,
+  OrderResolver,
+  StatusResolver,
+  WebhookResolver,
+];

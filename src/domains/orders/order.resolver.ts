@@ -1,6 +1,7 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../server/context.js';
 import { OrderCreateInput, OrderPage, OrderType, OrderUpdateInput } from './order.types.js';
+import { ApplyManyResult, OrderApplyInput, OrderApplyManyInput, OrderRejectInput } from './status.types.js';
 import * as orders from './order.service.js';
 
 @Resolver()
@@ -43,5 +44,35 @@ export class OrderResolver {
   async deleteOrder(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<boolean> {
     await orders.deleteOrder(ctx, storeId, id);
     return true;
+  }
+
+  @Mutation(() => OrderType, { description: 'Give the order one of the store statuses (emits orderUpdated).' })
+  applyOrderStatus(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => OrderApplyInput) input: OrderApplyInput,
+  ): Promise<OrderType> {
+    return orders.applyOrderStatus(ctx, storeId, id, input.statusId);
+  }
+
+  @Mutation(() => OrderType, { description: 'Move the order to the first status of kind confirmed.' })
+  confirmOrder(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<OrderType> {
+    return orders.confirmOrder(ctx, storeId, id);
+  }
+
+  @Mutation(() => OrderType, { description: 'Move the order to the first status of kind rejected.' })
+  rejectOrder(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => OrderRejectInput, { nullable: true }) input?: OrderRejectInput,
+  ): Promise<OrderType> {
+    return orders.rejectOrder(ctx, storeId, id, input?.reason);
+  }
+
+  @Mutation(() => ApplyManyResult, { description: 'One status for many orders, in one transaction.' })
+  applyOrderStatusMany(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => OrderApplyManyInput) input: OrderApplyManyInput): Promise<ApplyManyResult> {
+    return orders.applyOrderStatusMany(ctx, storeId, input);
   }
 }

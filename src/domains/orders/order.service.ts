@@ -1,8 +1,11 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus, type OrderItem } from './order.entity.js';
 import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } from './order.types.js';
+import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
 import { Product } from '../products/product.entity.js';
 import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
-import { invalid, notFound } from '../../server/errors.js';
+import { conflict, invalid, notFound } from '../../server/errors.js';
 import type { Ctx } from '../../server/context.js';
 import { transaction, type TxCtx } from '../../db/tx.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -133,9 +136,131 @@ export async function changeOrder(tx: TxCtx, order: Order, apply: (o: Order) => 
   return { view, changed: true };
 }
 
+/** A rejection reason describes the current rejection: it goes when the order leaves kind `rejected`. */
 export function setStatus(order: Order, status: OrderStatus): void {
   order.statusId = status.id;
   order.status = status.slug;
+  if (status.kind !== 'rejected') order.rejectReason = null;
+}
+
+/** Kinds an order cannot be confirmed from, whichever route tries. */
+const FINAL_KINDS = new Set(['rejected', 'cancelled']);
+
+export function moveAllowed(fromKind: string | undefined, to: { kind: string }): boolean {
+  return !(to.kind === 'confirmed' && fromKind !== undefined && FINAL_KINDS.has(fromKind));
+}
+
+function assertMoveAllowed(fromKind: string | undefined, to: { kind: string }): void {
+  if (!moveAllowed(fromKind, to)) throw conflict(`A ${fromKind} order cannot be confirmed`);
+}
+
+/**
+ * The target status, share-locked so a concurrent rename or delete of it waits for this
+ * transaction (and this one sees its outcome) instead of leaving orders on a stale slug.
+ */
+function lockTarget(tx: TxCtx, storeId: string, where: { id: string } | { kind: string }): Promise<OrderStatus | null> {
+  return tx.em.findOne(OrderStatus, { storeId, ...where }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ });
+}
+
+/** Locks the target status before the order: the same order as the status-list writes, so no deadlock. */
+async function moveOrder(ctx: Ctx, storeId: string, id: string, target: (tx: TxCtx) => Promise<OrderStatus>, apply?: (o: Order) => void): Promise<OrderType> {
+  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
+  return transaction(ctx, async (tx) => {
+    const status = await target(tx);
+    const order = await tx.em.findOne(Order, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!order) throw notFound('order');
+    const current = await tx.em.findOne(OrderStatus, { id: order.statusId });
+    assertMoveAllowed(current?.kind, status);
+    const { view } = await changeOrder(tx, order, (o) => {
+      setStatus(o, status);
+      apply?.(o);
+    });
+    return view;
+  });
+}
+
+async function statusById(tx: TxCtx, storeId: string, statusId: string): Promise<OrderStatus> {
+  const status = await lockTarget(tx, storeId, { id: statusId });
+  if (!status) throw invalid('statusId', 'is not a status of this store');
+  return status;
+}
+
+async function firstOfKind(tx: TxCtx, storeId: string, kind: string): Promise<OrderStatus> {
+  const status = await lockTarget(tx, storeId, { kind });
+  if (!status) throw conflict(`This store has no status of kind ${kind}`);
+  return status;
+}
+
+export function applyOrderStatus(ctx: Ctx, storeId: string, id: string, statusId: string): Promise<OrderType> {
+  return moveOrder(ctx, storeId, id, (tx) => statusById(tx, storeId, statusId));
+}
+
+/** To the first status of kind `confirmed`; a rejected or cancelled order stays as it is (409). */
+export function confirmOrder(ctx: Ctx, storeId: string, id: string): Promise<OrderType> {
+  return moveOrder(ctx, storeId, id, (tx) => firstOfKind(tx, storeId, 'confirmed'));
+}
+
+/** To the first status of kind `rejected`, keeping the reason given (none clears an older one). */
+export function rejectOrder(ctx: Ctx, storeId: string, id: string, reason: string | null | undefined): Promise<OrderType> {
+  return moveOrder(ctx, storeId, id, (tx) => firstOfKind(tx, storeId, 'rejected'), (o) => {
+    o.rejectReason = reason?.trim() || null;
+  });
+}
+
+/**
+ * One status for many orders in one transaction: one orderUpdated per changed order; ids that
+ * are missing or may not move are reported in `failed` instead of failing the whole call.
+ */
+export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: OrderApplyManyInput): Promise<ApplyManyResult> {
+  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
+  const ids = [...new Set(input.orderIds)];
+  return transaction(ctx, async (tx) => {
+    const status = await statusById(tx, storeId, input.statusId);
+    const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
+    const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
+    const byId = new Map(orders.map((o) => [o.id, o]));
+    const result: ApplyManyResult = { data: [], failed: [] };
+    for (const id of ids) {
+      const order = byId.get(id);
+      if (!order) {
+        result.failed.push({ id, code: 'NOT_FOUND' });
+      } else if (!moveAllowed(kinds.get(order.statusId), status)) {
+        result.failed.push({ id, code: 'CONFLICT' });
+      } else {
+        await changeOrder(tx, order, (o) => setStatus(o, status));
+        result.data.push({ id, status: order.status });
+      }
+    }
+    return result;
+  });
+}
+
+/**
+ * Moves every order of a status to another (or to the same status under a new slug) with one
+ * UPDATE, and records one orderUpdated per moved order with its previous state.
+ */
+export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: string, to: OrderStatus): Promise<number> {
+  const em = tx.em as EntityManager;
+  const rows: Array<Record<string, any>> = await em.execute(
+    `with old as (select id, status_id, status, reject_reason, updated_at from orders where store_id = ? and status_id = ? for update)
+     update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end, updated_at = ?
+     from old where o.id = old.id
+     returning o.*, old.status_id as prev_status_id, old.status as prev_status, old.reject_reason as prev_reject_reason, old.updated_at as prev_updated_at`,
+    [storeId, fromId, to.id, to.slug, to.kind === 'rejected', new Date()],
+  );
+  rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const { prev_status_id, prev_status, prev_reject_reason, prev_updated_at, ...row } of rows) {
+    const view = orderView(em.map(Order, row));
+    const previous: OrderType = {
+      ...view,
+      statusId: prev_status_id,
+      status: prev_status,
+      rejectReason: prev_reject_reason,
+      updatedAt: new Date(prev_updated_at).toISOString(),
+    };
+    await recordEvent(tx, { storeId, event: 'orderUpdated', record: view, previous });
+  }
+  return rows.length;
 }
 
 export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: OrderUpdateInput): Promise<OrderType> {
@@ -145,8 +270,9 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
     const items = input.items ? await resolveItems(tx, storeId, input.items, 'items') : null;
     let status: OrderStatus | null = null;
     if (input.status != null) {
-      status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status });
+      status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status }, { lockMode: LockMode.PESSIMISTIC_READ });
       if (!status) throw invalid('status', 'is not a status of this store');
+      if (status.id !== order.statusId) assertMoveAllowed((await tx.em.findOne(OrderStatus, { id: order.statusId }))?.kind, status);
     }
     const { view } = await changeOrder(tx, order, (o) => {
       if (input.customerName != null) o.customerName = input.customerName.trim();
