@@ -84,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
     publicUrl: env.SOUK_PUBLIC_URL || `http://${host}:${port}`,
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
-    authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 30, 1, 1_000_000),
+    authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
   };
 }

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   NOT_CONFIGURED: 503,
+  UNAVAILABLE: 503,
   BAD_GATEWAY: 502,
 } as const;
 
@@ -28,6 +29,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   RATE_LIMITED: 'Too Many Requests',
   INTERNAL: 'Internal Server Error',
   NOT_CONFIGURED: 'Service Unavailable',
+  UNAVAILABLE: 'Service Unavailable',
   BAD_GATEWAY: 'Bad Gateway',
 };
 

@@ -104,7 +104,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
       await deps.orm.em.getConnection().execute('select 1');
       return { status: 'ready' };
     } catch {
-      return sendProblem(reply, problem('NOT_CONFIGURED', 'The database is not reachable'));
+      return sendProblem(reply, problem('UNAVAILABLE', 'The database is not reachable'));
     }
   });
 
