@@ -4,7 +4,6 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { AuthToken } from '../domains/auth/token.entity.js';
-import { User } from '../domains/users/user.entity.js';
 import { AppError, unauthenticated } from './errors.js';
 import type { Membership } from '../domains/stores/store.entity.js';
 
@@ -43,27 +42,42 @@ export const sha256 = (value: string) => createHash('sha256').update(value).dige
 /** Last-used times are written at most once a minute per token, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+interface TokenRow {
+  id: string;
+  kind: string;
+  scopes: string[] | null;
+  app_id: string | null;
+  expires_at: string | Date | null;
+  revoked_at: string | Date | null;
+  last_used_at: string | Date | null;
+  user_id: string;
+  platform_role: string;
+}
+
 export async function resolveActor(em: EntityManager, authorization: string | undefined): Promise<{ actor: Actor | null; failure: string | null }> {
   if (!authorization) return { actor: null, failure: null };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) return { actor: null, failure: 'The Authorization header must be "Bearer <token>"' };
-  const token = await em.findOne(AuthToken, { tokenHash: sha256(match[1]) });
+  // One round trip for token and user: this runs on every authenticated request.
+  const [row] = await em.execute<Array<TokenRow>>(
+    `select t.id, t.kind, t.scopes, t.app_id, t.expires_at, t.revoked_at, t.last_used_at, u.id as user_id, u.platform_role
+       from auth_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
+    [sha256(match[1])],
+  );
   const now = new Date();
-  if (!token || token.revokedAt) return { actor: null, failure: 'The bearer token is unknown or revoked' };
-  if (token.expiresAt && token.expiresAt <= now) return { actor: null, failure: 'The bearer token has expired' };
-  const user = await em.findOne(User, { id: token.userId });
-  if (!user) return { actor: null, failure: 'The bearer token is unknown or revoked' };
-  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await em.nativeUpdate(AuthToken, { id: token.id }, { lastUsedAt: now });
+  if (!row || row.revoked_at) return { actor: null, failure: 'The bearer token is unknown or revoked' };
+  if (row.expires_at && new Date(row.expires_at) <= now) return { actor: null, failure: 'The bearer token has expired' };
+  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
+    await em.nativeUpdate(AuthToken, { id: row.id }, { lastUsedAt: now });
   }
   return {
     actor: {
-      userId: user.id,
-      tokenId: token.id,
-      kind: token.kind === 'oauth' ? 'oauth' : 'session',
-      scopes: token.kind === 'oauth' ? (token.scopes ?? []) : null,
-      appId: token.appId,
-      platformRole: user.platformRole,
+      userId: row.user_id,
+      tokenId: row.id,
+      kind: row.kind === 'oauth' ? 'oauth' : 'session',
+      scopes: row.kind === 'oauth' ? (row.scopes ?? []) : null,
+      appId: row.app_id,
+      platformRole: row.platform_role,
     },
     failure: null,
   };

@@ -47,7 +47,7 @@ async function resolveItems(ctx: Ctx, storeId: string, items: OrderItemInput[], 
     const price = item.price ?? product?.price;
     if (!name) throw invalid(`${path}.${i}.name`, 'is required without a productId');
     if (price === undefined || price === null) throw invalid(`${path}.${i}.price`, 'is required without a productId');
-    return { productId: item.productId ?? null, name, quantity: item.quantity, price };
+    return { productId: item.productId ?? null, name, quantity: item.quantity ?? 1, price };
   });
 }
 
@@ -56,7 +56,7 @@ const totalOf = (items: OrderItem[]) => cents(items.reduce((sum, i) => sum + i.q
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
-    const items = await resolveItems(tx, storeId, input.items, 'items');
+    const items = await resolveItems(tx, storeId, input.items ?? [], 'items');
     const status = await initialStatus(tx, storeId);
     const order = tx.em.create(Order, {
       storeId,

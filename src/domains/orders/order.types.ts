@@ -1,6 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 
 @ObjectType('OrderItem')
 export class OrderItemType {
@@ -76,10 +76,11 @@ export class OrderItemInput {
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
   name?: string | null;
 
-  @Field(() => Int)
+  @Field(() => Int, { nullable: true, defaultValue: 1 })
+  @IsOptional()
   @Min(1, { message: 'must be 1 or more' })
   @Max(100000, { message: 'is too large' })
-  quantity!: number;
+  quantity?: number;
 
   @Field(() => Float, { nullable: true })
   @IsOptional()
@@ -99,11 +100,11 @@ export class OrderCreateInput {
   @Length(1, 50, { message: 'must be 1 to 50 characters' })
   customerPhone?: string | null;
 
-  @Field(() => [OrderItemInput])
-  @ArrayMinSize(1, { message: 'must hold at least one item' })
+  @Field(() => [OrderItemInput], { nullable: true, defaultValue: [], description: 'Omitted: an order without items (total 0).' })
+  @IsOptional()
   @ArrayMaxSize(500, { message: 'must hold at most 500 items' })
   @ValidateNested({ each: true })
-  items!: OrderItemInput[];
+  items?: OrderItemInput[];
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
@@ -124,7 +125,6 @@ export class OrderUpdateInput {
 
   @Field(() => [OrderItemInput], { nullable: true })
   @IsOptional()
-  @ArrayMinSize(1, { message: 'must hold at least one item' })
   @ArrayMaxSize(500, { message: 'must hold at most 500 items' })
   @ValidateNested({ each: true })
   items?: OrderItemInput[] | null;
