@@ -31,11 +31,12 @@ export async function recordAttempt(em: EntityManager, a: RecordedAttempt): Prom
        on conflict (id) do nothing returning id`,
       [a.id, a.webhookId, a.event, a.test, a.url, a.status, a.statusCode, a.responseTimeMs, a.responseBody, a.error, a.createdAt, a.webhookId],
     );
+    // Rows another recording transaction is already deleting are skipped, not waited for:
+    // concurrent deliveries to one webhook would otherwise queue behind each other's prune.
     await (tx as EntityManager).execute(
-      `delete from webhook_deliveries d using (
-         select id from (select id, row_number() over (order by created_at desc, seq desc) as rn
-                         from webhook_deliveries where webhook_id = ?) ranked where rn > ?) old
-       where d.id = old.id`,
+      `delete from webhook_deliveries where id in (
+         select id from webhook_deliveries where webhook_id = ?
+         order by created_at desc, seq desc offset ? for update skip locked)`,
       [a.webhookId, HISTORY_KEPT],
     );
     return inserted.length > 0;
@@ -82,7 +83,9 @@ registerWorker(async (deps) => {
   const concurrency = deps.config.deliveryConcurrency;
   const workerId = await queue.boss.work<DeliveryJob>(
     DELIVERY_QUEUE,
-    { batchSize: 8, localConcurrency: Math.max(1, Math.ceil(concurrency / 8)), pollingIntervalSeconds: 0.5 },
+    // A full batch means a backlog: fetch again at once instead of waiting for the next poll;
+    // commits in this process wake the worker (queue.wake), other replicas through LISTEN/NOTIFY.
+    { batchSize: 8, localConcurrency: Math.max(1, Math.ceil(concurrency / 8)), pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
     async (jobs) => {
       await Promise.all(jobs.map((j) => processDelivery(deps, j.data)));
     },
