@@ -1,4 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:https';
+import { createServer } from 'node:https';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';

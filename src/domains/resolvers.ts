@@ -4,7 +4,8 @@ import { StoreResolver } from './stores/store.resolver.js';
 import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
+import { EventsResolver } from '../events/events.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, StoreResolver, ProductResolver, OrderResolver, WebhookResolver];
+export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, StoreResolver, ProductResolver, OrderResolver, WebhookResolver, EventsResolver];

@@ -39,6 +39,9 @@ export async function subscribedWebhooks(em: EntityManager, storeId: string, eve
   );
 }
 
+/** The PostgreSQL channel that tells every replica "store S has committed event N". */
+export const EVENTS_CHANNEL = 'souk_events';
+
 /**
  * Records a domain event in the transaction of the write that caused it: the event row
  * (next per-store sequence number), one delivery job per subscribed active webhook, and,
@@ -67,6 +70,13 @@ export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEv
     await enqueueDeliveries(tx, jobs);
   }
   const committed: CommittedEvent = { storeId: e.storeId, seq, event: e.event, timestamp, data };
-  tx.afterCommit.push(() => eventBus.emit('event', committed));
+  if (tx.deps.embedded) {
+    // One process: the in-process emitter is the whole fan-out.
+    tx.afterCommit.push(() => eventBus.emit('event', committed));
+  } else {
+    // Delivered to every replica's LISTEN connection at commit, never for a rollback; each
+    // replica (this one included) publishes from there only, so nothing is published twice.
+    await em.execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, `${e.storeId}:${seq}`]);
+  }
   return committed;
 }
