@@ -4,7 +4,7 @@ import type { DatabaseTarget } from '../db/orm.js';
 import { registerWorker } from '../workers.js';
 import { eventBus, type CommittedEvent } from './bus.js';
 import { EVENTS_CHANNEL } from './outbox.js';
-import { readEventsAfter } from './store-events.js';
+import { committedEvent, type StoreEventRow } from './store-events.js';
 
 export type EventListener = (e: CommittedEvent) => void;
 
@@ -126,6 +126,19 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
     timers.add(t);
   };
 
+  /**
+   * Reads go through the LISTEN connection itself: the ORM pool can be exhausted by writers
+   * queued on a busy store's row lock, and realtime must not wait behind them.
+   */
+  async function readAfter(storeId: string, after: number) {
+    if (!client) throw new Error('the LISTEN connection is down');
+    const { rows } = await client.query<StoreEventRow>(
+      'select seq, event, data, created_at from store_events where store_id = $1 and seq > $2 order by seq limit $3',
+      [storeId, after, READ_BATCH],
+    );
+    return rows.map((r) => committedEvent(storeId, r));
+  }
+
   async function pump(storeId: string, cursor: StoreCursor): Promise<void> {
     if (cursor.running || closed) return;
     cursor.running = true;
@@ -134,7 +147,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
       while (!closed && cursors.get(storeId) === cursor && cursor.last !== null) {
         // Notified before this read started, hence visible to it.
         const notified = cursor.target;
-        const rows = await readEventsAfter(deps.orm.em.fork(), storeId, cursor.last, READ_BATCH);
+        const rows = await readAfter(storeId, cursor.last);
         for (const e of rows) {
           if (cursors.get(storeId) !== cursor) return;
           cursor.last = e.seq;

@@ -2,21 +2,30 @@ import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CommittedEvent } from './bus.js';
 
+export interface StoreEventRow {
+  seq: string | number;
+  event: string;
+  data: Record<string, unknown>;
+  created_at: Date | string;
+}
+
+export const committedEvent = (storeId: string, r: StoreEventRow): CommittedEvent => ({
+  storeId,
+  seq: Number(r.seq),
+  event: r.event,
+  timestamp: new Date(r.created_at).toISOString(),
+  data: r.data,
+});
+
 /** Committed events of a store after a sequence number, oldest first. */
 export async function readEventsAfter(em: EntityManager, storeId: string, after: number, limit: number, events?: readonly string[]): Promise<CommittedEvent[]> {
   const filter = events ? ' and event in (?)' : '';
   if (events && events.length === 0) return [];
-  const rows: Array<{ seq: string | number; event: string; data: Record<string, unknown>; created_at: Date | string }> = await em.execute(
+  const rows: StoreEventRow[] = await em.execute(
     `select seq, event, data, created_at from store_events where store_id = ? and seq > ?${filter} order by seq limit ?`,
     events ? [storeId, after, events, limit] : [storeId, after, limit],
   );
-  return rows.map((r) => ({
-    storeId,
-    seq: Number(r.seq),
-    event: r.event,
-    timestamp: new Date(r.created_at).toISOString(),
-    data: r.data,
-  }));
+  return rows.map((r) => committedEvent(storeId, r));
 }
 
 /** The store's last sequence number handed out: every event up to it is committed. */

@@ -19,7 +19,16 @@ const MAX_UNSENT_BYTES = 1024 * 1024;
 /** Tells EventSource how long to wait before reconnecting. */
 const RETRY_MS = 2_000;
 
-export const formatEvent = (e: CommittedEvent): string => `id: ${e.seq}\nevent: ${e.event}\ndata: ${JSON.stringify(eventView(e))}\n\n`;
+/** Every stream of a store gets the same event object: it is serialized once, not once per subscriber. */
+const formatted = new WeakMap<CommittedEvent, string>();
+export function formatEvent(e: CommittedEvent): string {
+  let text = formatted.get(e);
+  if (text === undefined) {
+    text = `id: ${e.seq}\nevent: ${e.event}\ndata: ${JSON.stringify(eventView(e))}\n\n`;
+    formatted.set(e, text);
+  }
+  return text;
+}
 
 interface StreamRequest {
   storeId: string;
