@@ -403,26 +403,37 @@ describe('PostgreSQL LISTEN/NOTIFY', { skip: process.env.DATABASE_URL ? false : 
   test('events committed while the LISTEN connection was down reach subscribers after it reconnects', async () => {
     const s = await ownerWithStore(api);
     const sub = gqlSubscribe(svc.url, s.token, STORE_EVENTS, { storeId: s.storeId });
+    let late: ReturnType<typeof gqlSubscribe> | undefined;
     const admin = new pg.Client({ connectionString: svc.databaseUrl! });
     await admin.connect();
     try {
       await sub.connected;
       await createOrder(s.storeId, s.token);
       await sub.waitFor(1);
+      const s2 = await ownerWithStore(api);
       const killed = await admin.query(
         `select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'souk-realtime' and datname = current_database()`,
       );
       assert.equal(killed.rowCount, 1, 'one LISTEN connection per process');
+      // Subscribing to another store while the connection is down: caught up too.
+      late = gqlSubscribe(svc.url, s2.token, STORE_EVENTS, { storeId: s2.storeId });
+      await late.connected;
+      await createOrder(s2.storeId, s2.token);
       await createOrder(s.storeId, s.token);
       await createOrder(s.storeId, s.token);
       await sub.waitFor(3, 15_000);
       await createOrder(s.storeId, s.token);
       await sub.waitFor(4, 15_000);
+      await late.waitFor(1, 15_000);
+      await createOrder(s2.storeId, s2.token);
+      await late.waitFor(2, 15_000);
       await sleep(200);
       assert.deepEqual(sub.events().map((e) => e.id), ['1', '2', '3', '4']);
+      assert.deepEqual(late.events().map((e) => e.id), ['1', '2']);
     } finally {
       await admin.end();
       sub.close();
+      late?.close();
     }
   });
 });

@@ -142,6 +142,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
   async function pump(storeId: string, cursor: StoreCursor): Promise<void> {
     if (cursor.running || closed) return;
     cursor.running = true;
+    let failed = false;
     try {
       // Each pass either hands out rows (advancing `last`) or stops.
       while (!closed && cursors.get(storeId) === cursor && cursor.last !== null) {
@@ -160,7 +161,9 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
         }
       }
     } catch (err) {
-      if (!closed) {
+      failed = true;
+      // Without a connection the reconnect catches every store up; otherwise try again soon.
+      if (!closed && client) {
         console.error('realtime: reading committed events failed:', (err as Error).message);
         retryLater(storeId, cursor);
       }
@@ -168,7 +171,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
       cursor.running = false;
     }
     // A notification that arrived during the last read.
-    if (!closed && cursors.get(storeId) === cursor && cursor.last !== null && cursor.last < cursor.target) void pump(storeId, cursor);
+    if (!failed && !closed && cursors.get(storeId) === cursor && cursor.last !== null && cursor.last < cursor.target) void pump(storeId, cursor);
   }
 
   const onNotification = (msg: pg.Notification) => {
