@@ -359,6 +359,14 @@ describe('the SSE stream GET /v1/stores/{storeId}/events/stream', () => {
     assert.deepEqual(seen, Array.from({ length: written }, (_, i) => i + 1));
   });
 
+  test('GET /v1/openapi.json documents the feed and the stream', async () => {
+    const doc = (await api('GET', '/v1/openapi.json')).body;
+    assert.ok(doc.paths['/v1/stores/{storeId}/events'].get);
+    const op = doc.paths['/v1/stores/{storeId}/events/stream'].get;
+    assert.ok(op.responses['200'].content['text/event-stream']);
+    assert.deepEqual(op.parameters.map((p: any) => p.name), ['storeId', 'after', 'events', 'Last-Event-ID']);
+  });
+
   test('a closed stream leaves the hub', async () => {
     const s = await ownerWithStore(api);
     const hub = getHub(svc.service.deps);

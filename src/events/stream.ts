@@ -130,6 +130,38 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   backlog = false;
 }
 
-extendHttp((app, deps) => {
-  app.get(STREAM_PATH, (req, reply) => stream(deps, req, reply));
+const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
+
+extendHttp(
+  (app, deps) => {
+    app.get(STREAM_PATH, (req, reply) => stream(deps, req, reply));
+  },
+  {
+    '/v1/stores/{storeId}/events/stream': {
+      get: {
+        operationId: 'streamStoreEvents',
+        summary: "A store's events as server-sent events; resumes after Last-Event-ID (or ?after=) with no gap and no duplicate",
+        tags: ['events'],
+        parameters: [
+          { name: 'storeId', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'Send the kept events after this id first.' },
+          { name: 'events', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated event names (legacy spellings accepted).' },
+          { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' }, description: 'Wins over ?after= (EventSource sends it on reconnect).' },
+        ],
+        responses: {
+          '200': {
+            description: 'text/event-stream: `id:` the event id, `event:` its name, `data:` {id, event, timestamp, storeId, data}; `: ping` comments while idle',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          '400': problemResponse('Bad query string or cursor'),
+          '401': problemResponse('No, unknown, expired or revoked bearer token'),
+          '403': problemResponse('The token lacks the store.read scope'),
+          '404': problemResponse('No such store, or not a member'),
+        },
+      },
+    },
+  },
+);
