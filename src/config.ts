@@ -15,7 +15,7 @@ export interface Config {
   logLevel: string;
   /** Extra worker concurrency for webhook deliveries. */
   deliveryConcurrency: number;
-  /** Comment lines sent on idle SSE event streams so proxies keep them open. */
+  /** Comment lines sent on idle SSE event streams so proxies keep them open; also how often open streams re-check access. */
   sseHeartbeatMs: number;
   smtpUrl: string | null;
   mailFrom: string;

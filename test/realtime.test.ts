@@ -359,6 +359,39 @@ describe('the SSE stream GET /v1/stores/{storeId}/events/stream', () => {
     assert.deepEqual(seen, Array.from({ length: written }, (_, i) => i + 1));
   });
 
+  test('a removed member or a revoked token is cut off within a heartbeat interval, and cannot reconnect', async () => {
+    const s = await ownerWithStore(api);
+    const viewer = await memberWithRole(api, s.token, s.storeId, 'viewer');
+    const other = await memberWithRole(api, s.token, s.storeId, 'viewer');
+    const removed = await openSse(streamUrl(s.storeId), { authorization: `Bearer ${viewer.token}` });
+    const signedOut = await openSse(streamUrl(s.storeId), { authorization: `Bearer ${other.token}` });
+    const sub = gqlSubscribe(svc.url, viewer.token, STORE_EVENTS, { storeId: s.storeId });
+    try {
+      await sub.connected;
+      await createOrder(s.storeId, s.token);
+      await removed.waitFor(1);
+      await signedOut.waitFor(1);
+      await sub.waitFor(1);
+      assert.equal((await api('DELETE', `/v1/stores/${s.storeId}/members/${viewer.user.id}`, { token: s.token })).status, 204);
+      assert.equal((await api('POST', '/v1/users/auth/signout', { token: other.token })).status, 204);
+      for (let i = 0; i < 100 && !(removed.ended && signedOut.ended && sub.completed); i++) await sleep(50);
+      assert.ok(removed.ended, 'the removed member stream ended');
+      assert.ok(signedOut.ended, 'the revoked token stream ended');
+      assert.ok(sub.completed, 'the removed member subscription completed');
+      await createOrder(s.storeId, s.token);
+      await sleep(200);
+      assert.equal(removed.messages.length, 1);
+      assert.equal(signedOut.messages.length, 1);
+      assert.equal(sub.events().length, 1);
+      assert.equal((await fetch(streamUrl(s.storeId), { headers: { authorization: `Bearer ${viewer.token}` } })).status, 404);
+      assert.equal((await fetch(streamUrl(s.storeId), { headers: { authorization: `Bearer ${other.token}` } })).status, 401);
+    } finally {
+      await removed.close();
+      await signedOut.close();
+      sub.close();
+    }
+  });
+
   test('GET /v1/openapi.json documents the feed and the stream', async () => {
     const doc = (await api('GET', '/v1/openapi.json')).body;
     assert.ok(doc.paths['/v1/stores/{storeId}/events'].get);

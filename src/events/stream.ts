@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { extendHttp } from '../server/http.js';
-import { createContext, type Deps } from '../server/context.js';
+import { createContext, type Actor, type Deps } from '../server/context.js';
 import { AppError, problem } from '../server/errors.js';
 import { sendProblem } from '../server/http-problem.js';
 import { READ_STORE, requireStoreAccess } from '../domains/stores/access.js';
 import type { CommittedEvent } from './bus.js';
 import { getHub } from './hub.js';
-import { eventFilter, eventView, parseCursor } from './events.service.js';
+import { eventFilter, eventView, parseCursor, watchAccess } from './events.service.js';
 import { lastSeq, readEventsAfter } from './store-events.js';
 
 export const STREAM_PATH = '/v1/stores/:storeId/events/stream';
@@ -32,6 +32,7 @@ export function formatEvent(e: CommittedEvent): string {
 
 interface StreamRequest {
   storeId: string;
+  actor: Actor;
   after: number | null;
   only: string[] | undefined;
 }
@@ -48,13 +49,13 @@ async function openRequest(deps: Deps, req: FastifyRequest): Promise<StreamReque
     if (Array.isArray(query[k])) throw new AppError('BAD_REQUEST', `Query parameter ${k} is given more than once`, [{ path: k, message: 'is given more than once' }]);
   }
   const ctx = await createContext(deps, req.headers.authorization, req.ip);
-  await requireStoreAccess(ctx, storeId, READ_STORE);
+  const { actor } = await requireStoreAccess(ctx, storeId, READ_STORE);
   // A reconnecting EventSource sends Last-Event-ID with its original URL: the header is the newer position.
   const header = req.headers['last-event-id'];
   const raw = typeof header === 'string' && header !== '' ? header : typeof query.after === 'string' ? query.after : null;
   const after = raw === null ? null : parseCursor(raw, typeof header === 'string' && header !== '' ? 'Last-Event-ID' : 'after');
   const only = typeof query.events === 'string' ? eventFilter(query.events.split(',').filter((s) => s !== '')) : undefined;
-  return { storeId, after, only, em: ctx.em };
+  return { storeId, actor, after, only, em: ctx.em };
 }
 
 /**
@@ -98,11 +99,19 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
     last,
   );
   const heartbeat = setInterval(() => res.write(': ping\n\n'), deps.config.sseHeartbeatMs);
-  res.on('close', () => {
+  const stop = () => {
+    if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    unwatch();
     unsubscribe();
+  };
+  // A removed member or a revoked token is cut off; reconnecting then gets 401 or 404.
+  const unwatch = watchAccess(deps, r.actor, storeId, deps.config.sseHeartbeatMs, () => {
+    stop();
+    res.end();
   });
+  res.on('close', stop);
 
   reply.hijack();
   res.writeHead(200, {
