@@ -16,7 +16,7 @@ export interface RealtimeHub {
    * hub then also covers events between it and the first notification it sees.
    */
   subscribe(storeId: string, listener: EventListener, after?: number): () => void;
-  /** Local subscriber count, for tests and benchmarks. */
+  /** Local subscriber count (tests wait on it). */
   readonly size: number;
   close(): Promise<void>;
 }
@@ -40,7 +40,8 @@ export const getHub = (deps: Deps): RealtimeHub => {
   return hub;
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Reconnect back-off; unref'd so that a closing process does not wait on it. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 export async function startHub(deps: Deps): Promise<RealtimeHub> {
   const listeners = new Map<string, Set<EventListener>>();

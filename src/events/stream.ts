@@ -112,6 +112,8 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
     res.end();
   });
   res.on('close', stop);
+  // The client may have gone while access was checked: its close event is already past.
+  if (req.raw.socket.destroyed) return stop();
 
   reply.hijack();
   res.writeHead(200, {
