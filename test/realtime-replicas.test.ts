@@ -9,6 +9,8 @@ import pg from 'pg';
 import { client, freshDatabase, ownerWithStore, type Api } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, openSse, STORE_EVENTS } from './sse-client.js';
+import { initOrm, type DatabaseTarget } from '../src/db/orm.js';
+import { MIGRATIONS } from '../src/db/migrations/index.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
 
@@ -81,6 +83,22 @@ async function createOrder(api: Api, storeId: string, token: string) {
   return res.body;
 }
 
+test('replicas starting together on a new database migrate one at a time', { skip }, async () => {
+  const fresh = await freshDatabase();
+  const target: DatabaseTarget = { connection: { connectionString: fresh.url! }, embedded: false, async close() {} };
+  try {
+    const orms = await Promise.all([initOrm(target), initOrm(target), initOrm(target)]);
+    await Promise.all(orms.map((o) => o.close(true)));
+    const c = new pg.Client({ connectionString: fresh.url! });
+    await c.connect();
+    const { rows } = await c.query('select count(*)::int as n from mikro_orm_migrations');
+    await c.end();
+    assert.equal(rows[0].n, MIGRATIONS.length);
+  } finally {
+    await fresh.drop();
+  }
+});
+
 describe('several replicas on one PostgreSQL', { skip }, () => {
   let A: Replica;
   let B: Replica;
@@ -90,9 +108,8 @@ describe('several replicas on one PostgreSQL', { skip }, () => {
   before(async () => {
     db = await freshDatabase();
     dataDir = mkdtempSync(join(tmpdir(), 'souk-replicas-'));
-    // One at a time: the first runs the migrations.
-    A = await startReplica('A');
-    B = await startReplica('B');
+    // Together, as a deployment starts them: the migration lock lets one migrate at a time.
+    [A, B] = await Promise.all([startReplica('A'), startReplica('B')]);
     apiA = client(A.url);
     apiB = client(B.url);
     rx = await startReceiver();
