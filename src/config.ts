@@ -15,6 +15,8 @@ export interface Config {
   logLevel: string;
   /** Extra worker concurrency for webhook deliveries. */
   deliveryConcurrency: number;
+  /** Comment lines sent on idle SSE event streams so proxies keep them open; also how often open streams re-check access. */
+  sseHeartbeatMs: number;
   smtpUrl: string | null;
   mailFrom: string;
   publicUrl: string;
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     deliveryConcurrency: intVar(env, 'SOUK_DELIVERY_CONCURRENCY', 16, 1, 256),
+    sseHeartbeatMs: intVar(env, 'SOUK_SSE_HEARTBEAT_MS', 15_000, 50, 3_600_000),
     smtpUrl: env.SOUK_SMTP_URL || null,
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
     publicUrl: env.SOUK_PUBLIC_URL || `http://${host}:${port}`,

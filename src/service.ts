@@ -5,8 +5,12 @@ import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
 import type { Deps } from './server/context.js';
 import { startWorkers } from './workers.js';
-// Background workers register themselves on import.
+// Background workers and HTTP extensions register themselves on import; the queue
+// (dispatcher) starts first, the event retention job schedules on it.
 import './webhooks/dispatcher.js';
+import './events/hub.js';
+import './events/retention.js';
+import './events/stream.js';
 
 export interface Service {
   deps: Deps;

@@ -7,6 +7,7 @@ import products from './products.js';
 import orders from './orders.js';
 import statuses from './statuses.js';
 import webhooks from './webhooks.js';
+import events from './events.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks];
+export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events];

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { MikroORM, ReflectMetadataProvider, type Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
@@ -55,8 +56,30 @@ export async function openDatabase(config: Config): Promise<DatabaseTarget> {
   };
 }
 
+/** Any fixed key: replicas starting together on one PostgreSQL migrate one after the other. */
+const MIGRATION_LOCK_KEY = 0x50_4b_21_01;
+
+/** Holds a session advisory lock on a connection of its own while `fn` runs. */
+async function withMigrationLock<T>(target: DatabaseTarget, fn: () => Promise<T>): Promise<T> {
+  if (target.embedded) return fn();
+  const client = new pg.Client({ ...target.connection, application_name: 'souk-migrate' });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    return await fn();
+  } finally {
+    // Ending the session releases the lock, also when `fn` failed.
+    await client.end().catch(() => {});
+  }
+}
+
 export async function initOrm(target: DatabaseTarget): Promise<MikroORM<PostgreSqlDriver>> {
   const orm = await MikroORM.init(ormOptions(target));
-  await orm.getMigrator().up();
+  try {
+    await withMigrationLock(target, () => orm.getMigrator().up());
+  } catch (err) {
+    await orm.close(true).catch(() => {});
+    throw err;
+  }
   return orm;
 }

@@ -39,6 +39,9 @@ export async function subscribedWebhooks(em: EntityManager, storeId: string, eve
   );
 }
 
+/** The PostgreSQL channel that tells every replica "store S has committed event N". */
+export const EVENTS_CHANNEL = 'souk_events';
+
 /**
  * Records a domain event in the transaction of the write that caused it: the event row
  * (next per-store sequence number), one delivery job per subscribed active webhook, and,
@@ -54,19 +57,23 @@ export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEv
   const now = new Date();
   const timestamp = now.toISOString();
   const data = payloadData(e.storeId, e.event, e.record, e.previous);
-  await em.execute('insert into store_events (store_id, seq, event, data, created_at) values (?, ?, ?, ?::jsonb, ?)', [
-    e.storeId,
-    seq,
-    e.event,
-    JSON.stringify(data),
-    now,
-  ]);
+  const insert = 'insert into store_events (store_id, seq, event, data, created_at) values (?, ?, ?, ?::jsonb, ?)';
+  const row = [e.storeId, seq, e.event, JSON.stringify(data), now];
+  if (tx.deps.embedded) {
+    await em.execute(insert, row);
+  } else {
+    // Delivered to every replica's LISTEN connection at commit, never for a rollback; each
+    // replica (this one included) publishes from there only, so nothing is published twice.
+    // One statement with the insert: no extra round trip while the store row is locked.
+    await em.execute(`with e as (${insert} returning 1) select pg_notify(?, ?) from e`, [...row, EVENTS_CHANNEL, `${e.storeId}:${seq}`]);
+  }
   if (!isInbound(e.record)) {
     const hooks = await subscribedWebhooks(em, e.storeId, e.event);
     const jobs: DeliveryJob[] = hooks.map((h) => ({ deliveryId: randomUUID(), webhookId: h.id, storeId: e.storeId, event: e.event, timestamp, data }));
     await enqueueDeliveries(tx, jobs);
   }
   const committed: CommittedEvent = { storeId: e.storeId, seq, event: e.event, timestamp, data };
-  tx.afterCommit.push(() => eventBus.emit('event', committed));
+  // One process: the in-process emitter is the whole fan-out.
+  if (tx.deps.embedded) tx.afterCommit.push(() => eventBus.emit('event', committed));
   return committed;
 }

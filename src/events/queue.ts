@@ -31,6 +31,8 @@ export function createQueue(deps: Deps): Queue {
     application_name: 'souk-queue',
     // LISTEN/NOTIFY wakes workers of every replica on a real PostgreSQL; embedded mode is one process.
     useListenNotify: !deps.embedded,
+    // Cron schedules (the event retention job) run on whichever replica claims them first.
+    schedule: true,
     ...(deps.embedded ? { supervise: true, monitorIntervalSeconds: 60 } : {}),
   });
   boss.on('error', (err) => console.error('queue error:', err.message));

@@ -29,8 +29,10 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
 
 /** Extra routes a subsystem adds (SSE streams); registered after the table. */
 export type HttpExtension = (app: FastifyInstance, deps: Deps) => void;
-const extensions: HttpExtension[] = [];
-export const extendHttp = (fn: HttpExtension) => extensions.push(fn);
+/** OpenAPI path items of such routes, so /v1/openapi.json still documents every route. */
+export type OpenApiPaths = Record<string, Record<string, unknown>>;
+const extensions: Array<{ register: HttpExtension; paths?: OpenApiPaths }> = [];
+export const extendHttp = (register: HttpExtension, paths?: OpenApiPaths) => extensions.push({ register, paths });
 
 export interface HttpServer {
   app: FastifyInstance;
@@ -146,9 +148,10 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   const compiled = compileRoutes(schema);
   const openapi = buildOpenApi(schema, compiled);
+  for (const ext of extensions) Object.assign(openapi.paths as OpenApiPaths, ext.paths);
   app.get('/v1/openapi.json', async () => openapi);
   registerRoutes(app, deps, schema, compiled);
-  for (const ext of extensions) ext(app, deps);
+  for (const ext of extensions) ext.register(app, deps);
 
   return { app, apollo };
 }

@@ -1,0 +1,154 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor, Ctx, Deps } from '../server/context.js';
+import { invalid } from '../server/errors.js';
+import { READ_STORE, requireStoreAccess } from '../domains/stores/access.js';
+import { pageLimit } from '../lib/pagination.js';
+import type { CommittedEvent } from './bus.js';
+import { getHub } from './hub.js';
+import { normalizeEvents, type EventName } from './names.js';
+import { lastSeq, readEventsAfter } from './store-events.js';
+
+/** An event as the realtime channel, the feed and the SSE stream show it; `id` is the cursor. */
+export interface StoreEventView {
+  id: string;
+  event: string;
+  timestamp: string;
+  storeId: string;
+  data: Record<string, unknown>;
+}
+
+export const eventView = (e: CommittedEvent): StoreEventView => ({
+  id: String(e.seq),
+  event: e.event,
+  timestamp: e.timestamp,
+  storeId: e.storeId,
+  data: e.data,
+});
+
+/** A cursor is a sequence number: "0" (or none) means from the first event kept. */
+export function parseCursor(raw: string, path: string): number {
+  if (!/^\d{1,15}$/.test(raw)) throw invalid(path, 'must be an event id (a non-negative integer)');
+  return Number(raw);
+}
+
+export const eventFilter = (events: readonly string[] | null | undefined): EventName[] | undefined =>
+  events === null || events === undefined ? undefined : normalizeEvents(events);
+
+export interface FeedArgs {
+  after?: string | null;
+  /** The REST list convention's name for `after`. */
+  cursor?: string | null;
+  limit?: number | null;
+  events?: string[] | null;
+}
+
+/** Events after the cursor, oldest first: a client that keeps the last id it saw misses nothing. */
+export async function listStoreEvents(ctx: Ctx, storeId: string, args: FeedArgs): Promise<{ data: StoreEventView[]; nextCursor: string | null }> {
+  await requireStoreAccess(ctx, storeId, READ_STORE);
+  if (args.after != null && args.cursor != null && args.after !== args.cursor) {
+    throw invalid('cursor', 'give after or cursor, not two different values');
+  }
+  const raw = args.after ?? args.cursor;
+  const after = raw == null ? 0 : parseCursor(raw, args.after != null ? 'after' : 'cursor');
+  const limit = pageLimit(args.limit);
+  const rows = await readEventsAfter(ctx.em, storeId, after, limit + 1, eventFilter(args.events));
+  const data = rows.slice(0, limit).map(eventView);
+  return { data, nextCursor: rows.length > limit ? data[data.length - 1].id : null };
+}
+
+/** Whether the token that opened a stream still may read the store: not revoked nor expired, still a member. */
+export async function stillAllowed(em: EntityManager, actor: Actor, storeId: string): Promise<boolean> {
+  const rows = await em.execute(
+    `select 1 from auth_tokens t join store_members m on m.user_id = t.user_id and m.store_id = ?
+     where t.id = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
+    [storeId, actor.tokenId],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Checks a long-lived reader's access every `everyMs` and calls `revoked` once it is gone, so
+ * a removed member or a revoked token stops receiving within one interval. A failed check
+ * (database unreachable) keeps the reader: the next one decides.
+ */
+export function watchAccess(deps: Deps, actor: Actor, storeId: string, everyMs: number, revoked: () => void): () => void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    stillAllowed(deps.orm.em.fork() as EntityManager, actor, storeId)
+      .then((ok) => {
+        if (!ok) {
+          clearInterval(timer);
+          revoked();
+        }
+      })
+      .catch(() => {})
+      .finally(() => (checking = false));
+  }, everyMs);
+  return () => clearInterval(timer);
+}
+
+/** Buffered events beyond which a subscriber that does not read is dropped (it can resume from the feed). */
+export const MAX_QUEUED = 1_000;
+
+/**
+ * A live subscription: access is checked now and then every heartbeat interval, the listener
+ * is registered before this resolves (nothing committed afterwards is missed), and it ends
+ * when the consumer returns or access is gone.
+ */
+export async function subscribeStoreEvents(ctx: Ctx, storeId: string, events?: string[] | null): Promise<AsyncIterableIterator<StoreEventView>> {
+  const { actor } = await requireStoreAccess(ctx, storeId, READ_STORE);
+  const only = eventFilter(events);
+  const hub = getHub(ctx.deps);
+  const after = ctx.deps.embedded ? undefined : await lastSeq(ctx.em, storeId);
+
+  const queue: StoreEventView[] = [];
+  let wake: ((r: IteratorResult<StoreEventView>) => void) | null = null;
+  let done = false;
+  let unsubscribe = () => {};
+  let unwatch = () => {};
+  const finish = (): IteratorResult<StoreEventView> => {
+    if (!done) {
+      done = true;
+      unsubscribe();
+      unwatch();
+      queue.length = 0;
+      const w = wake;
+      wake = null;
+      w?.({ value: undefined, done: true });
+    }
+    return { value: undefined, done: true };
+  };
+  unsubscribe = hub.subscribe(
+    storeId,
+    (e) => {
+      if (done || (only && !only.includes(e.event as EventName))) return;
+      const view = eventView(e);
+      if (wake) {
+        const w = wake;
+        wake = null;
+        w({ value: view, done: false });
+      } else if (queue.length >= MAX_QUEUED) {
+        finish();
+      } else {
+        queue.push(view);
+      }
+    },
+    after,
+  );
+  unwatch = watchAccess(ctx.deps, actor, storeId, ctx.deps.config.sseHeartbeatMs, finish);
+  const iterator: AsyncIterableIterator<StoreEventView> = {
+    next() {
+      if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+      if (done) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => (wake = resolve));
+    },
+    return: () => Promise.resolve(finish()),
+    throw: () => Promise.resolve(finish()),
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}

@@ -1,0 +1,29 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+import { GraphQLJSON } from 'graphql-scalars';
+
+@ObjectType('StoreEvent', { description: 'A committed order or product event of a store.' })
+export class StoreEventType {
+  @Field(() => ID, { description: "The store's sequence number of the event, as a string: the cursor to resume after." })
+  id!: string;
+
+  @Field(() => String, { description: 'Canonical event name, e.g. orderCreated.' })
+  event!: string;
+
+  @Field(() => String, { description: 'ISO 8601 UTC with milliseconds; the webhook payload carries the same.' })
+  timestamp!: string;
+
+  @Field(() => ID)
+  storeId!: string;
+
+  @Field(() => GraphQLJSON, { description: "The webhook payload's data: store_id, order or product, previous_data for the Updated events." })
+  data!: Record<string, unknown>;
+}
+
+@ObjectType()
+export class StoreEventPage {
+  @Field(() => [StoreEventType], { description: 'Oldest first.' })
+  data!: StoreEventType[];
+
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page; null when there is none yet.' })
+  nextCursor!: string | null;
+}

@@ -1,0 +1,267 @@
+import pg from 'pg';
+import type { Deps } from '../server/context.js';
+import type { DatabaseTarget } from '../db/orm.js';
+import { registerWorker } from '../workers.js';
+import { eventBus, type CommittedEvent } from './bus.js';
+import { EVENTS_CHANNEL } from './outbox.js';
+import { committedEvent, type StoreEventRow } from './store-events.js';
+
+export type EventListener = (e: CommittedEvent) => void;
+
+/** This process's realtime subscribers, fed with every committed event of their stores. */
+export interface RealtimeHub {
+  /**
+   * Registers a listener at once (events committed from now on reach it, in sequence order).
+   * `after` is a sequence number the caller already knows to be committed: on PostgreSQL the
+   * hub then also covers events between it and the first notification it sees.
+   */
+  subscribe(storeId: string, listener: EventListener, after?: number): () => void;
+  /** Local subscriber count (tests wait on it). */
+  readonly size: number;
+  close(): Promise<void>;
+}
+
+/** Rows read per query when catching a store up. */
+const READ_BATCH = 500;
+const RECONNECT_MAX_MS = 5_000;
+const PUMP_RETRY_MS = 1_000;
+
+interface StoreCursor {
+  /** Last sequence number handed to this store's listeners; null until known. */
+  last: number | null;
+  /** Highest sequence number notified. */
+  target: number;
+  running: boolean;
+}
+
+export const getHub = (deps: Deps): RealtimeHub => {
+  const hub = deps.extras.get('realtime') as RealtimeHub | undefined;
+  if (!hub) throw new Error('the realtime hub is not started');
+  return hub;
+};
+
+/** Reconnect back-off; unref'd so that a closing process does not wait on it. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
+
+export async function startHub(deps: Deps): Promise<RealtimeHub> {
+  const listeners = new Map<string, Set<EventListener>>();
+  let size = 0;
+  const deliver = (e: CommittedEvent) => {
+    const set = listeners.get(e.storeId);
+    if (!set) return;
+    for (const fn of set) {
+      try {
+        fn(e);
+      } catch (err) {
+        console.error('realtime listener failed', err);
+      }
+    }
+  };
+
+  const add = (storeId: string, listener: EventListener) => {
+    let set = listeners.get(storeId);
+    if (!set) listeners.set(storeId, (set = new Set()));
+    set.add(listener);
+    size++;
+    return () => {
+      if (!set.delete(listener)) return;
+      size--;
+      if (set.size === 0) listeners.delete(storeId);
+    };
+  };
+
+  if (deps.embedded) {
+    // One process owns the database: the outbox's in-process emitter carries every commit.
+    eventBus.on('event', deliver);
+    return {
+      subscribe: (storeId, listener) => add(storeId, listener),
+      get size() {
+        return size;
+      },
+      async close() {
+        eventBus.off('event', deliver);
+        listeners.clear();
+      },
+    };
+  }
+
+  const source = await startListener(deps, deliver, (storeId) => listeners.has(storeId));
+  return {
+    subscribe(storeId, listener, after) {
+      const remove = add(storeId, listener);
+      source.watch(storeId, after);
+      return () => {
+        remove();
+        if (!listeners.has(storeId)) source.unwatch(storeId);
+      };
+    },
+    get size() {
+      return size;
+    },
+    async close() {
+      listeners.clear();
+      await source.close();
+    },
+  };
+}
+
+/**
+ * One LISTEN connection per replica. A notification says "store S committed event N"; the
+ * rows are read back in sequence order, only for stores with local subscribers. Sequence
+ * numbers of a store are committed in order (the store row lock is held from numbering to
+ * commit), so reading "after the last one handed out" never skips one, and after a lost
+ * connection the same read catches every watched store up.
+ */
+async function startListener(deps: Deps, deliver: EventListener, watched: (storeId: string) => boolean) {
+  const target = deps.extras.get('db') as DatabaseTarget;
+  const cursors = new Map<string, StoreCursor>();
+  const timers = new Set<NodeJS.Timeout>();
+  let client: pg.Client | null = null;
+  let closed = false;
+
+  const retryLater = (storeId: string, cursor: StoreCursor) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      void pump(storeId, cursor);
+    }, PUMP_RETRY_MS);
+    timers.add(t);
+  };
+
+  /**
+   * Reads go through the LISTEN connection itself: the ORM pool can be exhausted by writers
+   * queued on a busy store's row lock, and realtime must not wait behind them.
+   */
+  async function readAfter(storeId: string, after: number) {
+    if (!client) throw new Error('the LISTEN connection is down');
+    const { rows } = await client.query<StoreEventRow>(
+      'select seq, event, data, created_at from store_events where store_id = $1 and seq > $2 order by seq limit $3',
+      [storeId, after, READ_BATCH],
+    );
+    return rows.map((r) => committedEvent(storeId, r));
+  }
+
+  async function pump(storeId: string, cursor: StoreCursor): Promise<void> {
+    if (cursor.running || closed) return;
+    cursor.running = true;
+    let failed = false;
+    try {
+      // Each pass either hands out rows (advancing `last`) or stops.
+      while (!closed && cursors.get(storeId) === cursor && cursor.last !== null) {
+        // Notified before this read started, hence visible to it.
+        const notified = cursor.target;
+        const rows = await readAfter(storeId, cursor.last);
+        for (const e of rows) {
+          if (cursors.get(storeId) !== cursor) return;
+          cursor.last = e.seq;
+          deliver(e);
+        }
+        if (rows.length < READ_BATCH) {
+          // Rows notified but gone (store deleted, pruned) must not be waited for.
+          if (cursor.last < notified) cursor.last = notified;
+          break;
+        }
+      }
+    } catch (err) {
+      failed = true;
+      // Without a connection the reconnect catches every store up; otherwise try again soon.
+      if (!closed && client) {
+        console.error('realtime: reading committed events failed:', (err as Error).message);
+        retryLater(storeId, cursor);
+      }
+    } finally {
+      cursor.running = false;
+    }
+    // A notification that arrived during the last read.
+    if (!failed && !closed && cursors.get(storeId) === cursor && cursor.last !== null && cursor.last < cursor.target) void pump(storeId, cursor);
+  }
+
+  const onNotification = (msg: pg.Notification) => {
+    if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
+    const at = msg.payload.lastIndexOf(':');
+    const storeId = msg.payload.slice(0, at);
+    const seq = Number(msg.payload.slice(at + 1));
+    if (!watched(storeId) || !Number.isSafeInteger(seq)) return;
+    let cursor = cursors.get(storeId);
+    if (!cursor) cursors.set(storeId, (cursor = { last: null, target: 0, running: false }));
+    if (cursor.last === null) cursor.last = seq - 1;
+    cursor.target = Math.max(cursor.target, seq);
+    void pump(storeId, cursor);
+  };
+
+  async function connect(): Promise<void> {
+    const c = new pg.Client({ ...target.connection, application_name: 'souk-realtime' });
+    c.on('notification', onNotification);
+    const lost = (err?: Error) => {
+      if (client !== c) return;
+      client = null;
+      c.removeAllListeners('notification');
+      c.end().catch(() => {});
+      if (!closed) {
+        console.error('realtime: LISTEN connection lost, reconnecting:', err?.message ?? 'closed');
+        void reconnect();
+      }
+    };
+    c.on('error', lost);
+    c.on('end', () => lost());
+    try {
+      await c.connect();
+      await c.query(`listen ${EVENTS_CHANNEL}`);
+    } catch (err) {
+      c.removeAllListeners();
+      c.on('error', () => {});
+      await c.end().catch(() => {});
+      throw err;
+    }
+    client = c;
+    // Whatever was committed while no connection listened.
+    for (const [storeId, cursor] of cursors) void pump(storeId, cursor);
+  }
+
+  /** Retries until connected or closed, backing off to RECONNECT_MAX_MS. */
+  async function reconnect(): Promise<void> {
+    let delay = 100;
+    while (!closed) {
+      await sleep(delay);
+      if (closed) return;
+      try {
+        await connect();
+        return;
+      } catch (err) {
+        console.error('realtime: LISTEN reconnect failed:', (err as Error).message);
+        delay = Math.min(delay * 2, RECONNECT_MAX_MS);
+      }
+    }
+  }
+
+  await connect();
+
+  return {
+    watch(storeId: string, after?: number) {
+      let cursor = cursors.get(storeId);
+      if (!cursor) cursors.set(storeId, (cursor = { last: null, target: 0, running: false }));
+      if (after !== undefined && cursor.last === null) {
+        cursor.last = after;
+        // Covers commits between `after` and this registration whose notification came first.
+        void pump(storeId, cursor);
+      }
+    },
+    unwatch(storeId: string) {
+      cursors.delete(storeId);
+    },
+    async close() {
+      closed = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      cursors.clear();
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    },
+  };
+}
+
+registerWorker(async (deps) => {
+  const hub = await startHub(deps);
+  deps.extras.set('realtime', hub);
+  return () => hub.close();
+});

@@ -1,0 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { registerWorker } from '../workers.js';
+import { getQueue } from './queue.js';
+import { pruneEvents } from './store-events.js';
+
+export const PRUNE_QUEUE = 'store-events-prune';
+/** Events stay readable through the feed and the SSE resume for at least this long. */
+export const RETENTION_DAYS = 7;
+const RETENTION_MS = RETENTION_DAYS * 24 * 3600 * 1000;
+/** Hourly: the table never holds much more than a week plus an hour. */
+export const PRUNE_CRON = '17 * * * *';
+
+registerWorker(async (deps) => {
+  const { boss } = getQueue(deps);
+  await boss.createQueue(PRUNE_QUEUE, { expireInSeconds: 600, retryLimit: 2, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
+  // Stored in the database: every replica scheduling it at start keeps one schedule, claimed by one worker per tick.
+  await boss.schedule(PRUNE_QUEUE, PRUNE_CRON);
+  const workerId = await boss.work(PRUNE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
+    const removed = await pruneEvents(deps.orm.em.fork() as EntityManager, new Date(Date.now() - RETENTION_MS));
+    if (removed) console.log(`souk: pruned ${removed} store events older than ${RETENTION_DAYS} days`);
+  });
+  return async () => {
+    await boss.offWork(PRUNE_QUEUE, { id: workerId, wait: true });
+  };
+});
