@@ -15,6 +15,15 @@ export interface DeliveryJob {
   data: Record<string, unknown>;
 }
 
+/**
+ * pg-boss over a knex connection or transaction. knex refuses `undefined` bindings where the
+ * pg driver sends NULL, and pg-boss leaves optional values undefined (a schedule's data).
+ */
+function knexDb(knexLike: unknown) {
+  const db = fromKnex(knexLike as never);
+  return { executeSql: (text: string, values?: unknown[]) => db.executeSql(text, values?.map((v) => (v === undefined ? null : v))) };
+}
+
 export interface Queue {
   boss: PgBoss;
   /** Wakes this process's delivery worker at once instead of at its next poll. */
@@ -26,7 +35,7 @@ export function createQueue(deps: Deps): Queue {
   const target = deps.extras.get('db') as DatabaseTarget;
   const boss = new PgBoss({
     // Embedded mode shares the ORM's single connection (see EMBEDDED_POOL_MAX); a server gets its own pool.
-    ...(deps.embedded ? { db: fromKnex(deps.orm.em.getKnex() as never) } : { ...target.connection, max: QUEUE_POOL_MAX }),
+    ...(deps.embedded ? { db: knexDb(deps.orm.em.getKnex()) } : { ...target.connection, max: QUEUE_POOL_MAX }),
     schema: 'pgboss',
     application_name: 'souk-queue',
     // LISTEN/NOTIFY wakes workers of every replica on a real PostgreSQL; embedded mode is one process.
@@ -63,7 +72,7 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
   await queue.boss.insert(
     DELIVERY_QUEUE,
     jobs.map((j) => ({ id: j.deliveryId, data: j })),
-    { db: fromKnex(trx as never) },
+    { db: knexDb(trx) },
   );
   tx.afterCommit.push(() => queue.wake());
 }
