@@ -81,7 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
-    deliveryConcurrency: intVar(env, 'SOUK_DELIVERY_CONCURRENCY', 16, 1, 256),
+    deliveryConcurrency: intVar(env, 'SOUK_DELIVERY_CONCURRENCY', 32, 1, 256),
     sseHeartbeatMs: intVar(env, 'SOUK_SSE_HEARTBEAT_MS', 15_000, 50, 3_600_000),
     smtpUrl: env.SOUK_SMTP_URL || null,
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',

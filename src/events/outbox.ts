@@ -51,27 +51,29 @@ export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEv
   if (!inTransaction(ctx)) throw new Error('recordEvent must run inside the write transaction');
   const tx = ctx as TxCtx;
   const em = tx.em as EntityManager;
-  // The row lock on the store orders concurrent writers: sequence order is commit order.
-  const [{ event_seq }] = await em.execute('update stores set event_seq = event_seq + 1 where id = ? returning event_seq', [e.storeId]);
-  const seq = Number(event_seq);
   const now = new Date();
   const timestamp = now.toISOString();
   const data = payloadData(e.storeId, e.event, e.record, e.previous);
-  const insert = 'insert into store_events (store_id, seq, event, data, created_at) values (?, ?, ?, ?::jsonb, ?)';
-  const row = [e.storeId, seq, e.event, JSON.stringify(data), now];
-  if (tx.deps.embedded) {
-    await em.execute(insert, row);
-  } else {
-    // Delivered to every replica's LISTEN connection at commit, never for a rollback; each
-    // replica (this one included) publishes from there only, so nothing is published twice.
-    // One statement with the insert: no extra round trip while the store row is locked.
-    await em.execute(`with e as (${insert} returning 1) select pg_notify(?, ?) from e`, [...row, EVENTS_CHANNEL, `${e.storeId}:${seq}`]);
-  }
-  if (!isInbound(e.record)) {
-    const hooks = await subscribedWebhooks(em, e.storeId, e.event);
-    const jobs: DeliveryJob[] = hooks.map((h) => ({ deliveryId: randomUUID(), webhookId: h.id, storeId: e.storeId, event: e.event, timestamp, data }));
-    await enqueueDeliveries(tx, jobs);
-  }
+  const inbound = isInbound(e.record);
+  // One statement while the store row is locked: the row lock on the store orders concurrent
+  // writers (sequence order is commit order), so every round trip here caps a store's write rate.
+  // On a server the NOTIFY reaches every replica's LISTEN connection at commit, never for a
+  // rollback; each replica (this one included) publishes from there only, so nothing is doubled.
+  const notify = !tx.deps.embedded;
+  const [row] = await em.execute<Array<{ seq: string | number; hooks: string[] }>>(
+    `with s as (update stores set event_seq = event_seq + 1 where id = ? returning event_seq),
+          e as (insert into store_events (store_id, seq, event, data, created_at)
+                select ?, s.event_seq, ?, ?::jsonb, ? from s returning seq)
+     select e.seq,
+            ${notify ? "pg_notify(?, ?::text || ':' || e.seq::text)" : 'null'} as notified,
+            ${inbound ? "'{}'::text[]" : "coalesce((select array_agg(id order by id) from webhooks where store_id = ? and active and ? = any(events)), '{}')"} as hooks
+     from e`,
+    [e.storeId, e.storeId, e.event, JSON.stringify(data), now, ...(notify ? [EVENTS_CHANNEL, e.storeId] : []), ...(inbound ? [] : [e.storeId, e.event])],
+  );
+  if (!row) throw new Error(`store ${e.storeId} does not exist`);
+  const seq = Number(row.seq);
+  const jobs: DeliveryJob[] = row.hooks.map((id) => ({ deliveryId: randomUUID(), webhookId: id, storeId: e.storeId, event: e.event, timestamp, data }));
+  await enqueueDeliveries(tx, jobs);
   const committed: CommittedEvent = { storeId: e.storeId, seq, event: e.event, timestamp, data };
   // One process: the in-process emitter is the whole fan-out.
   if (tx.deps.embedded) tx.afterCommit.push(() => eventBus.emit('event', committed));

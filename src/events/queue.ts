@@ -26,9 +26,9 @@ function knexDb(knexLike: unknown) {
 
 export interface Queue {
   boss: PgBoss;
-  /** Wakes this process's delivery worker at once instead of at its next poll. */
+  /** Wakes this process's delivery workers at once instead of at their next poll. */
   wake(): void;
-  setWorker(id: string): void;
+  onWake(fn: () => void): void;
 }
 
 export function createQueue(deps: Deps): Queue {
@@ -45,14 +45,14 @@ export function createQueue(deps: Deps): Queue {
     ...(deps.embedded ? { supervise: true, monitorIntervalSeconds: 60 } : {}),
   });
   boss.on('error', (err) => console.error('queue error:', err.message));
-  let workerId: string | null = null;
+  const wakers: Array<() => void> = [];
   return {
     boss,
     wake: () => {
-      if (workerId) boss.notifyWorker(workerId);
+      for (const w of wakers) w();
     },
-    setWorker: (id) => {
-      workerId = id;
+    onWake: (fn) => {
+      wakers.push(fn);
     },
   };
 }

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../server/context.js';
 import { registerWorker } from '../workers.js';
-import { createQueue, DELIVERY_QUEUE, type DeliveryJob } from '../events/queue.js';
-import { Webhook } from './webhook.entity.js';
+import { createQueue, DELIVERY_QUEUE, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './sender.js';
 
@@ -22,49 +21,225 @@ export function payloadBytes(event: string, timestamp: string, data: unknown, we
   return Buffer.from(JSON.stringify({ event, timestamp, data, webhook: { id: webhook.id, name: webhook.name } }), 'utf8');
 }
 
-/** Records an attempt and trims the webhook's history to the last 50, in one transaction. */
-export async function recordAttempt(em: EntityManager, a: RecordedAttempt): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    const inserted = await (tx as EntityManager).execute(
-      `insert into webhook_deliveries (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at)
-       select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where exists (select 1 from webhooks where id = ?)
-       on conflict (id) do nothing returning id`,
-      [a.id, a.webhookId, a.event, a.test, a.url, a.status, a.statusCode, a.responseTimeMs, a.responseBody, a.error, a.createdAt, a.webhookId],
-    );
-    // Rows another recording transaction is already deleting are skipped, not waited for:
-    // concurrent deliveries to one webhook would otherwise queue behind each other's prune.
-    await (tx as EntityManager).execute(
-      `delete from webhook_deliveries where id in (
-         select id from webhook_deliveries where webhook_id = ?
-         order by created_at desc, seq desc offset ? for update skip locked)`,
-      [a.webhookId, HISTORY_KEPT],
-    );
-    return inserted.length > 0;
+/**
+ * Records attempts and trims each webhook's history to the last 50, in one statement (one
+ * implicit transaction, one round trip). The statement does not see its own inserts, so each
+ * webhook keeps 50 minus its new rows of the older ones; rows another recording is already
+ * deleting are skipped, not waited for, so concurrent batches do not queue behind each other.
+ */
+export async function recordAttempts(em: EntityManager, attempts: RecordedAttempt[]): Promise<number> {
+  if (!attempts.length) return 0;
+  const values = attempts.map(() => '(?::uuid, ?, ?, ?::boolean, ?, ?, ?::int, ?::int, ?, ?, ?::timestamptz)').join(', ');
+  const bindings = attempts.flatMap((a) => [a.id, a.webhookId, a.event, a.test, a.url, a.status, a.statusCode, a.responseTimeMs, a.responseBody, a.error, a.createdAt]);
+  const [row] = await em.execute<Array<{ inserted: number }>>(
+    `with v (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at) as (values ${values}),
+     ins as (
+       insert into webhook_deliveries (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at)
+       select v.* from v where exists (select 1 from webhooks w where w.id = v.webhook_id)
+       on conflict (id) do nothing returning id, webhook_id),
+     added as (select webhook_id, count(*) as n from ins group by webhook_id),
+     pruned as (
+       delete from webhook_deliveries where id in (
+         select id from webhook_deliveries where id in (
+           select r.id from (
+             select id, webhook_id, row_number() over (partition by webhook_id order by created_at desc, seq desc) as rn
+             from webhook_deliveries where webhook_id in (select webhook_id from added)) r
+           join added on added.webhook_id = r.webhook_id
+           where r.rn > ? - added.n)
+         for update skip locked)
+       returning id)
+     select (select count(*) from ins)::int as inserted, (select count(*) from pruned)::int as pruned`,
+    [...bindings, HISTORY_KEPT],
+  );
+  return row.inserted;
+}
+
+export const recordAttempt = async (em: EntityManager, a: RecordedAttempt) => (await recordAttempts(em, [a])) > 0;
+
+interface WebhookRow {
+  id: string;
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  active: boolean;
+  secret_enc: string;
+}
+
+/** The webhooks of a batch of jobs and which deliveries were already recorded: one round trip each, in parallel. */
+async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Array<WebhookRow | null>> {
+  // knex expands an array binding into a list: `in (?)` takes it as is.
+  const [hooks, done] = await Promise.all([
+    em.execute<WebhookRow[]>('select id, name, url, headers, active, secret_enc from webhooks where id in (?)', [[...new Set(jobs.map((j) => j.webhookId))]]),
+    em.execute<Array<{ id: string }>>('select id from webhook_deliveries where id in (?)', [jobs.map((j) => j.deliveryId)]),
+  ]);
+  const byId = new Map(hooks.map((h) => [h.id, h]));
+  const recorded = new Set(done.map((d) => d.id));
+  // Deleted or deactivated since the event, or already attempted: nothing to send.
+  return jobs.map((j) => {
+    const w = byId.get(j.webhookId);
+    return w && w.active && !recorded.has(j.deliveryId) ? w : null;
   });
 }
 
-/** One job: skip what was already recorded, send once, record the attempt. */
-export async function processDelivery(deps: Deps, job: DeliveryJob): Promise<void> {
-  const em = deps.orm.em.fork() as EntityManager;
-  const [done] = await em.execute('select 1 from webhook_deliveries where id = ?', [job.deliveryId]);
-  if (done) return;
-  const webhook = await em.findOne(Webhook, { id: job.webhookId });
-  // Deleted or deactivated since the event: nothing to send.
-  if (!webhook || !webhook.active) return;
+/** Sends one delivery; never throws: every outcome is an attempt to record. */
+async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promise<RecordedAttempt> {
   const createdAt = new Date();
+  const base = { id: job.deliveryId, webhookId: webhook.id, event: job.event, test: false, url: webhook.url, createdAt };
+  let secret: string;
+  try {
+    secret = decryptSecret(deps.config.secretKey, webhook.secret_enc);
+  } catch {
+    return { ...base, status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'the webhook secret cannot be read with the current SOUK_SECRET_KEY' };
+  }
   const result = await sendAttempt({
     url: webhook.url,
     event: job.event,
     deliveryId: job.deliveryId,
     webhookId: webhook.id,
-    secret: decryptSecret(deps.config.secretKey, webhook.secretEnc),
+    secret,
     customHeaders: webhook.headers,
     body: payloadBytes(job.event, job.timestamp, job.data, webhook),
     test: false,
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowPrivate: deps.config.webhookAllowPrivate,
   });
-  await recordAttempt(em, { ...result, id: job.deliveryId, webhookId: webhook.id, event: job.event, test: false, url: webhook.url, createdAt });
+  return { ...result, ...base };
+}
+
+/** Processes jobs directly (tests and tools): load, send in parallel, record. */
+export async function processDeliveries(deps: Deps, jobs: DeliveryJob[]): Promise<void> {
+  if (!jobs.length) return;
+  const em = deps.orm.em.fork() as EntityManager;
+  const hooks = await loadBatch(em, jobs);
+  const attempts = await Promise.all(jobs.map((j, i) => (hooks[i] ? attempt(deps, j, hooks[i]!) : null)));
+  await recordAttempts(em, attempts.filter((a): a is RecordedAttempt => a !== null));
+}
+
+export const processDelivery = (deps: Deps, job: DeliveryJob) => processDeliveries(deps, [job]);
+
+const POLL_MS = 500;
+const STOP_WAIT_MS = 10_000;
+
+/**
+ * Claims jobs as delivery slots free up and settles each on its own, so a receiver that takes
+ * the whole 30 s holds one slot, not a batch. Attempts that finish close together are recorded
+ * in one statement and their jobs completed in one call (group commit): the database sees two
+ * round trips per group, not per delivery. A job is completed only after its attempt is recorded;
+ * a process that dies in between leaves it to expire and be claimed again with the same
+ * X-Svc-Delivery, and an attempt already recorded is never sent again.
+ */
+export class DeliveryPump {
+  private inFlight = 0;
+  private stopping = false;
+  private wakeUp: (() => void) | null = null;
+  private loopDone: Promise<void> = Promise.resolve();
+  private settling: Array<{ jobId: string; attempt: RecordedAttempt | null }> = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly queue: Queue,
+    private readonly capacity: number,
+  ) {}
+
+  start(): void {
+    this.queue.onWake(() => this.poke());
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.poke();
+    await this.loopDone;
+    const deadline = Date.now() + STOP_WAIT_MS;
+    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  private poke(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = null;
+    wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeUp = null;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const room = this.capacity - this.inFlight;
+      if (room <= 0) {
+        await this.sleep(POLL_MS);
+        continue;
+      }
+      let jobs: Array<{ id: string; data: DeliveryJob }> = [];
+      try {
+        jobs = await this.queue.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: room });
+      } catch (err) {
+        console.error('delivery fetch failed:', (err as Error).message);
+      }
+      if (!jobs.length) {
+        await this.sleep(POLL_MS);
+        continue;
+      }
+      this.inFlight += jobs.length;
+      void this.run(jobs);
+    }
+  }
+
+  private async run(jobs: Array<{ id: string; data: DeliveryJob }>): Promise<void> {
+    let hooks: Array<WebhookRow | null>;
+    try {
+      hooks = await loadBatch(this.deps.orm.em.fork() as EntityManager, jobs.map((j) => j.data));
+    } catch (err) {
+      // Left active: the queue hands them out again once they expire.
+      console.error('delivery batch load failed:', (err as Error).message);
+      this.release(jobs.length);
+      return;
+    }
+    await Promise.all(
+      jobs.map(async (job, i) => {
+        const webhook = hooks[i];
+        this.settle(job.id, webhook ? await attempt(this.deps, job.data, webhook) : null);
+      }),
+    );
+  }
+
+  private release(n: number): void {
+    this.inFlight -= n;
+    this.poke();
+  }
+
+  private settle(jobId: string, recorded: RecordedAttempt | null): void {
+    this.settling.push({ jobId, attempt: recorded });
+    if (!this.flushing) this.flushing = this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    // Let the attempts finishing in this turn of the event loop join the group.
+    await new Promise((r) => setImmediate(r));
+    while (this.settling.length) {
+      const group = this.settling.splice(0);
+      try {
+        const attempts = group.flatMap((g) => (g.attempt ? [g.attempt] : []));
+        await recordAttempts(this.deps.orm.em.fork() as EntityManager, attempts);
+        await this.queue.boss.complete(DELIVERY_QUEUE, group.map((g) => g.jobId));
+      } catch (err) {
+        console.error('recording deliveries failed:', (err as Error).message);
+      }
+      this.release(group.length);
+    }
+    this.flushing = null;
+  }
 }
 
 registerWorker(async (deps) => {
@@ -80,18 +255,11 @@ registerWorker(async (deps) => {
     notify: !deps.embedded,
   } as never);
   deps.extras.set('queue', queue);
-  const concurrency = deps.config.deliveryConcurrency;
-  const workerId = await queue.boss.work<DeliveryJob>(
-    DELIVERY_QUEUE,
-    // A full batch means a backlog: fetch again at once instead of waiting for the next poll;
-    // commits in this process wake the worker (queue.wake), other replicas through LISTEN/NOTIFY.
-    { batchSize: 8, localConcurrency: Math.max(1, Math.ceil(concurrency / 8)), pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
-    async (jobs) => {
-      await Promise.all(jobs.map((j) => processDelivery(deps, j.data)));
-    },
-  );
-  queue.setWorker(workerId);
+  const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);
+  deps.extras.set('deliveryPump', pump);
+  pump.start();
   return async () => {
+    await pump.stop();
     await queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
   };
 });
