@@ -65,7 +65,8 @@ function checkUrl(ctx: Ctx, url: string, path = 'url'): string {
   }
   if (!u.hostname) throw invalid(path, 'must name a host');
   if (u.username || u.password) throw invalid(path, 'must not carry credentials');
-  return u.toString();
+  // Kept as given: clients compare the url they saved with the one they read back.
+  return url.trim();
 }
 
 function checkHeaders(headers: Record<string, unknown>, path = 'headers'): Record<string, string> {
