@@ -132,6 +132,7 @@ export class DeliveryPump {
   private inFlight = 0;
   private stopping = false;
   private wakeUp: (() => void) | null = null;
+  private poked = false;
   private loopDone: Promise<void> = Promise.resolve();
   private settling: Array<{ jobId: string; attempt: RecordedAttempt | null }> = [];
   private flushing: Promise<void> | null = null;
@@ -158,10 +159,16 @@ export class DeliveryPump {
   private poke(): void {
     const wake = this.wakeUp;
     this.wakeUp = null;
-    wake?.();
+    // A wake-up while a fetch is in flight must not be lost: the next sleep is skipped.
+    if (wake) wake();
+    else this.poked = true;
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.poked) {
+      this.poked = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.wakeUp = null;
