@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
+import { issueToken } from '../src/domains/auth/auth.service.js';
+import type { Ctx } from '../src/server/context.js';
 
 let svc: TestService;
 let api: Api;
@@ -165,6 +167,33 @@ describe('who may do what', () => {
     const b = await ownerWithStore(api);
     const w = (await api('POST', base(a.storeId), { token: a.token, body: { name: 'A', url: 'https://example.com/a' } })).body;
     assertProblem(await api('GET', `${base(b.storeId)}/${w.id}`, { token: b.token }), 404, 'NOT_FOUND');
+  });
+});
+
+/** An OAuth token of the user with the scopes, issued in-process. */
+async function oauthToken(userId: string, scopes: string[]): Promise<string> {
+  const em = svc.service.deps.orm.em.fork();
+  const { token } = issueToken({ em } as unknown as Ctx, userId, { kind: 'oauth', scopes });
+  await em.flush();
+  return token;
+}
+
+describe('OAuth tokens', () => {
+  test('store.integrations manages webhooks (reads included), even for a viewer; other scopes are refused', async () => {
+    const s = await ownerWithStore(api);
+    const integrations = await oauthToken(s.user.id, ['store.integrations']);
+    const created = await api('POST', base(s.storeId), { token: integrations, body: { name: 'App', url: 'https://example.com/app' } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal((await api('GET', base(s.storeId), { token: integrations })).status, 200);
+    assert.equal((await api('GET', `${base(s.storeId)}/${created.body.id}/history`, { token: integrations })).status, 200);
+    const viewer = await memberWithRole(api, s.token, s.storeId, 'viewer');
+    const viewerApp = await oauthToken(viewer.user.id, ['store.integrations']);
+    assert.equal((await api('PATCH', `${base(s.storeId)}/${created.body.id}`, { token: viewerApp, body: { name: 'Renamed' } })).status, 200);
+    const readOnly = await oauthToken(s.user.id, ['store.read']);
+    assert.equal((await api('GET', base(s.storeId), { token: readOnly })).status, 200);
+    assertProblem(await api('POST', base(s.storeId), { token: readOnly, body: { name: 'No', url: 'https://example.com/no' } }), 403, 'FORBIDDEN');
+    const ordersOnly = await oauthToken(s.user.id, ['store.orders']);
+    assertProblem(await api('GET', base(s.storeId), { token: ordersOnly }), 403, 'FORBIDDEN');
   });
 });
 

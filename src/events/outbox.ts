@@ -29,12 +29,15 @@ export function payloadData(storeId: string, event: EventName, record: object, p
   };
 }
 
-/** Subscribed active webhooks of a store for an event. */
+/** The one definition of "subscribed": active webhooks of the store listing the event (bindings: storeId, event). */
+export const SUBSCRIBED_WEBHOOKS = 'select id from webhooks where store_id = ? and active and ? = any(events)';
+
+/** Subscribed active webhooks of a store for an event, optionally only some of them. */
 export async function subscribedWebhooks(em: EntityManager, storeId: string, event: string, only?: string[]): Promise<Array<{ id: string }>> {
   if (only && only.length === 0) return [];
   // knex expands an array binding into a list: `in (?)` takes it as is.
   return em.execute(
-    `select id from webhooks where store_id = ? and active and ? = any(events)${only ? ' and id in (?)' : ''} order by id`,
+    `${SUBSCRIBED_WEBHOOKS}${only ? ' and id in (?)' : ''} order by id`,
     only ? [storeId, event, only] : [storeId, event],
   );
 }
@@ -66,7 +69,7 @@ export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEv
                 select ?, s.event_seq, ?, ?::jsonb, ? from s returning seq)
      select e.seq,
             ${notify ? "pg_notify(?, ?::text || ':' || e.seq::text)" : 'null'} as notified,
-            ${inbound ? "'{}'::text[]" : "coalesce((select array_agg(id order by id) from webhooks where store_id = ? and active and ? = any(events)), '{}')"} as hooks
+            ${inbound ? "'{}'::text[]" : `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')`} as hooks
      from e`,
     [e.storeId, e.storeId, e.event, JSON.stringify(data), now, ...(notify ? [EVENTS_CHANNEL, e.storeId] : []), ...(inbound ? [] : [e.storeId, e.event])],
   );

@@ -12,7 +12,7 @@ import type {
   WebhookUrlTestInput,
   WebhookWithSecretType,
 } from './webhook.types.js';
-import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
+import { requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
 import { AppError, invalid, notFound } from '../server/errors.js';
 import type { Ctx } from '../server/context.js';
 import { transaction } from '../db/tx.js';
@@ -31,7 +31,8 @@ import { productView } from '../domains/products/product.service.js';
 export const WEBHOOKS_PER_STORE = 10;
 /** Editors and up, or an OAuth token holding store.integrations. */
 export const WRITE_WEBHOOKS: StoreAccessRule = { role: 'editor', scope: 'store.integrations', scopeSuffices: true };
-export const READ_WEBHOOKS: StoreAccessRule = { ...READ_STORE };
+/** Any member; an OAuth token needs store.read or store.integrations (webhook management). */
+export const READ_WEBHOOKS: StoreAccessRule = { scope: ['store.read', 'store.integrations'] };
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const MAX_HEADERS = 20;

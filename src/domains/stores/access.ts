@@ -11,8 +11,8 @@ export const roleAtLeast = (role: string, min: Role) => (RANK[role as Role] ?? 0
 export interface StoreAccessRule {
   /** Lowest store role allowed; any member when omitted. */
   role?: Role;
-  /** Scope an OAuth token must carry (sessions carry every scope). */
-  scope: string;
+  /** Scope an OAuth token must carry, or any one of several (sessions carry every scope). */
+  scope: string | readonly string[];
   /** An OAuth token with the scope may act whatever the member's role (webhook writes). */
   scopeSuffices?: boolean;
 }
@@ -36,8 +36,9 @@ export async function requireStoreAccess(ctx: Ctx, storeId: string, rule: StoreA
   }
   if (!membership) throw notFound('store');
   const scoped = actor.scopes !== null;
-  if (scoped && !hasScope(actor, rule.scope)) {
-    throw new AppError('FORBIDDEN', `This token lacks the scope ${rule.scope}`);
+  const scopes = typeof rule.scope === 'string' ? [rule.scope] : rule.scope;
+  if (scoped && !scopes.some((scope) => hasScope(actor, scope))) {
+    throw new AppError('FORBIDDEN', `This token lacks the scope ${scopes.join(' or ')}`);
   }
   if (rule.role && !roleAtLeast(membership.role, rule.role) && !(scoped && rule.scopeSuffices)) {
     throw new AppError('FORBIDDEN', `This action needs the ${rule.role} role or higher in this store`);
