@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import got from 'got';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
-import { createContext } from '../src/server/context.js';
+import { createContext } from '../src/core/context.js';
 import { createProduct } from '../src/domains/products/product.service.js';
 import { sendWebhookEvent } from '../src/webhooks/webhook.service.js';
 import { DeliveryPump } from '../src/webhooks/dispatcher.js';
@@ -93,7 +93,7 @@ try {
   // each), then drained; against a raw got POST loop of the same payload to the same receiver.
   const sample = (await api('GET', `/v1/stores/${store.id}/products?limit=1`, token)).data[0];
   const queue = getQueue(service.deps);
-  await (service.deps.extras.get('deliveryPump') as DeliveryPump).stop();
+  await (service.deps.deliveryPump!).stop();
   const sends: Promise<unknown>[] = [];
   for (let i = 0; i < BURST; i++) {
     sends.push(sendWebhookEvent({ ...ctx, em: service.deps.orm.em.fork() as typeof ctx.em, memberships: new Map() }, store.id, { event: 'productCreated', productId: sample.id }));

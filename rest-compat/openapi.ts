@@ -13,6 +13,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { CompiledRoute } from './router.js';
+import { describePolicy, policyOf } from '../src/core/policy.js';
 
 type Json = Record<string, unknown>;
 
@@ -83,6 +84,30 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
   const usedIds = new Set<string>();
   for (const c of compiled) {
     const r = c.route;
+    if (!c.document) {
+      // A provider ingress route: the provider's signature over the raw body authenticates it.
+      let operationId = r.path.replace(/^\/v1\//, '').replace(/[{}]/g, '').split(/[^A-Za-z0-9]+/).map((w, i) => (i ? w.charAt(0).toUpperCase() + w.slice(1) : w)).join('') + r.method.charAt(0) + r.method.slice(1).toLowerCase();
+      for (let i = 2; usedIds.has(operationId); i++) operationId = `${operationId}${i}`;
+      usedIds.add(operationId);
+      const responses: Json = {
+        '200': { description: 'Accepted', content: { 'application/json': { schema: r.responseSchema ?? { type: 'object' } } } },
+        ...(r.extraResponses ?? {}),
+      };
+      for (const code of ['400', '401', '413', '500']) {
+        responses[code] = { description: code === '401' ? 'Unverifiable: unknown target, not configured, or a bad or stale signature' : ERRORS[code], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+      }
+      (paths[r.path] ??= {})[r.method.toLowerCase()] = {
+        operationId,
+        summary: r.summary,
+        tags: r.tags ?? [],
+        ...(c.pathParams.length ? { parameters: c.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) } : {}),
+        ...(r.method !== 'GET' ? { requestBody: { required: false, content: { '*/*': { schema: { type: 'string', description: 'Raw body, verified against the provider signature' } } } } } : {}),
+        responses,
+        security: [],
+        'x-souk-ingress': true,
+      };
+      continue;
+    }
     const op = c.document.definitions[0] as OperationDefinitionNode;
     const rootType = op.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
     const field = (op.selectionSet.selections[0] as { name: { value: string } }).name.value;
@@ -105,6 +130,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
               content: { 'application/json': { schema: r.responseSchema ?? nullable(fieldDef.type) } },
             },
     };
+    if (r.extraResponses) Object.assign(responses, r.extraResponses);
     const codes = ['400', '500', ...(r.public ? [] : ['401', '403', '404']), ...(r.method !== 'GET' ? ['413'] : [])];
     for (const code of codes.sort()) {
       responses[code] = { description: ERRORS[code], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
@@ -121,6 +147,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
         : {}),
       responses,
       ...(r.public ? { security: [] } : {}),
+      'x-souk-policy': describePolicy(policyOf(fieldDef)),
     };
     (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
   }

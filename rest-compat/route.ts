@@ -8,13 +8,44 @@ export interface RestRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** A response the route builds itself: a status other than the table's, headers, bytes. */
+export interface RestReply {
+  status: number;
+  headers?: Record<string, string>;
+  /** JSON-serialized unless a Buffer or string (then sent as is, with the content-type header given). */
+  body?: unknown;
+}
+
+/** What a provider ingress handler sees: the raw body bytes, kept for signature checks. */
+export interface IngressRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: Buffer;
+  ip: string;
+}
+
 export interface RestRoute {
   method: HttpMethod;
-  /** OpenAPI-style path, `{name}` for parameters; each becomes the variable of the same name. */
+  /**
+   * OpenAPI-style path, `{name}` for parameters; each becomes the variable of the same name.
+   * A custom verb glued to a collection (`/v1/things:batchDelete`, AIP-136) is written as is.
+   */
   path: string;
   summary: string;
   /** One GraphQL operation with one root field; its value is the response body. */
-  operation: string;
+  operation?: string;
+  /**
+   * A provider ingress route (CONTRACT-2 §9): no bearer token, no GraphQL twin; the handler
+   * (a service call) verifies the provider's signature over the raw body.
+   */
+  ingress?: (req: IngressRequest, deps: import('../src/core/context.js').Deps) => Promise<RestReply>;
+  /** Build the whole response from the root field's value (redirects, PDFs, conditional GETs). */
+  reply?: (value: any, req: RestRequest) => RestReply;
+  /** Answer with a strong ETag of the JSON body, and 304 when If-None-Match matches. */
+  etag?: boolean;
+  /** OpenAPI: other success statuses `reply` may answer with, and non-JSON content types. */
+  extraResponses?: Record<string, Record<string, unknown>>;
   /**
    * The variable that receives the JSON body (default `input` when the operation declares it);
    * GraphQL input coercion then refuses unknown fields and wrong types.

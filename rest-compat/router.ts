@@ -13,16 +13,18 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { RestRoute } from './route.js';
+import { createHash } from 'node:crypto';
+import type { RestReply, RestRoute } from './route.js';
 import { ROUTES } from './routes/index.js';
-import { createContext, type Deps } from '../src/server/context.js';
+import { createContext, type Deps } from '../src/core/context.js';
 import { mapGraphQLError, relativeTo } from '../src/server/graphql-errors.js';
-import { AppError, problem, type FieldError } from '../src/server/errors.js';
+import { AppError, problem, type FieldError } from '../src/core/errors.js';
 import { sendProblem } from '../src/server/http-problem.js';
 
 export interface CompiledRoute {
   route: RestRoute;
-  document: DocumentNode;
+  /** Null for ingress routes, which run no GraphQL. */
+  document: DocumentNode | null;
   rootField: string;
   bodyVar: string | null;
   pathParams: string[];
@@ -33,6 +35,9 @@ export interface CompiledRoute {
 
 const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
+/** fastify's router reads `:` as a parameter; a custom verb's colon is escaped as `::`. */
+export const fastifyPathOf = (path: string) => path.replace(/:(?=[A-Za-z])/g, '::').replace(/\{(\w+)\}/g, ':$1');
+
 /** Parse and validate every document once, at start: a broken table never serves. */
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTES): CompiledRoute[] {
   const seen = new Set<string>();
@@ -40,6 +45,11 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new Error(`REST route declared twice: ${key}`);
     seen.add(key);
+    const pathParams = paramNames(route.path);
+    if (route.ingress) {
+      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path) };
+    }
+    if (!route.operation) throw new Error(`REST route ${key}: an operation or an ingress handler is required`);
     const document = parse(route.operation);
     const problems = validate(schema, document);
     if (problems.length) throw new Error(`REST route ${key}: ${problems.map((p) => p.message).join('; ')}`);
@@ -48,7 +58,6 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
     const fields = op.selectionSet.selections.filter((s) => s.kind === 'Field');
     if (fields.length !== 1 || fields[0].kind !== 'Field') throw new Error(`REST route ${key}: exactly one root field expected`);
     const rootField = fields[0].alias?.value ?? fields[0].name.value;
-    const pathParams = paramNames(route.path);
     const declared = new Map((op.variableDefinitions ?? []).map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never) as GraphQLInputType]));
     const bodyVar = route.body ?? (declared.has('input') && route.method !== 'GET' && route.method !== 'DELETE' ? 'input' : null);
     if (bodyVar && !declared.has(bodyVar)) throw new Error(`REST route ${key}: body variable $${bodyVar} is not declared`);
@@ -61,7 +70,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
       bodyVar,
       pathParams,
       queryVars,
-      fastifyPath: route.path.replace(/\{(\w+)\}/g, ':$1'),
+      fastifyPath: fastifyPathOf(route.path),
     };
   });
 }
@@ -101,7 +110,12 @@ function buildVariables(c: CompiledRoute, req: FastifyRequest): Record<string, u
   if (unknown.length) {
     throw new AppError('BAD_REQUEST', `Unknown query parameter: ${unknown.join(', ')}`, unknown.map((path) => ({ path, message: 'is not a known query parameter' })));
   }
-  for (const [name, type] of c.queryVars) if (query[name] !== undefined) variables[name] = queryValue(name, query[name], type);
+  for (const [name, type] of c.queryVars) {
+    if (query[name] !== undefined) variables[name] = queryValue(name, query[name], type);
+    else if (isNonNullType(type) && !(c.route.variables && name in (c.route.variables({ params, query, body: req.body, headers: req.headers }) ?? {}))) {
+      throw new AppError('VALIDATION_FAILED', `${name}: is required`, [{ path: name, message: 'is required' }]);
+    }
+  }
   const body = req.body;
   if (c.bodyVar) {
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
@@ -129,15 +143,62 @@ function errorsToProblem(errors: readonly GraphQLError[], bodyVar: string | null
   return problem(first.code, first.message, first.errors);
 }
 
+function sendReply(reply: FastifyReply, r: RestReply): FastifyReply {
+  if (r.headers) reply.headers(r.headers);
+  reply.code(r.status);
+  if (r.body === undefined || r.status === 204 || r.status === 304) return reply.send();
+  return reply.send(r.body);
+}
+
+/** A strong ETag over the JSON bytes; 304 when the client already has them. */
+function sendWithEtag(req: FastifyRequest, reply: FastifyReply, status: number, value: unknown): FastifyReply {
+  const bytes = JSON.stringify(value);
+  const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+  reply.header('etag', etag);
+  const match = req.headers['if-none-match'];
+  if (match && match.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) return reply.code(304).send();
+  return reply.code(status).type('application/json; charset=utf-8').send(bytes);
+}
+
+/** Ingress routes keep the raw body for the provider's signature, whatever its content type. */
+function registerIngress(app: FastifyInstance, deps: Deps, c: CompiledRoute): void {
+  const handler = c.route.ingress!;
+  void app.register(async (scoped) => {
+    scoped.removeAllContentTypeParsers();
+    scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
+    scoped.route({
+      method: c.route.method,
+      url: c.fastifyPath,
+      handler: async (req, reply) => {
+        const r = await handler(
+          {
+            params: req.params as Record<string, string>,
+            query: (req.query ?? {}) as Record<string, unknown>,
+            headers: req.headers,
+            rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+            ip: req.ip,
+          },
+          deps,
+        );
+        return sendReply(reply, r);
+      },
+    });
+  });
+}
+
 export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[]): void {
   for (const c of compiled) {
+    if (c.route.ingress) {
+      registerIngress(app, deps, c);
+      continue;
+    }
     app.route({
       method: c.route.method,
       url: c.fastifyPath,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const variables = buildVariables(c, req);
         const ctx = await createContext(deps, req.headers.authorization, req.ip);
-        const result = await execute({ schema, document: c.document, variableValues: variables, contextValue: ctx });
+        const result = await execute({ schema, document: c.document!, variableValues: variables, contextValue: ctx });
         if (result.errors?.length) {
           const body = errorsToProblem(result.errors, c.bodyVar);
           if (body.code === 'INTERNAL') {
@@ -147,9 +208,14 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
           return sendProblem(reply, body, headers);
         }
         const value = (result.data as Record<string, unknown>)[c.rootField];
+        if (c.route.reply) {
+          return sendReply(reply, c.route.reply(value, { params: req.params as Record<string, string>, query: (req.query ?? {}) as Record<string, unknown>, body: req.body, headers: req.headers }));
+        }
         const status = c.route.status ?? 200;
         if (status === 204) return reply.code(204).send();
-        return reply.code(status).send(c.route.result ? c.route.result(value) : value);
+        const body = c.route.result ? c.route.result(value) : value;
+        if (c.route.etag) return sendWithEtag(req, reply, status, body);
+        return reply.code(status).send(body);
       },
     });
   }

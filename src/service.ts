@@ -3,14 +3,20 @@ import type { Config } from './config.js';
 import { initOrm, openDatabase } from './db/orm.js';
 import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
-import type { Deps } from './server/context.js';
-import { startWorkers } from './workers.js';
-// Background workers and HTTP extensions register themselves on import; the queue
-// (dispatcher) starts first, the event retention job schedules on it.
-import './webhooks/dispatcher.js';
-import './events/hub.js';
-import './events/retention.js';
-import './events/stream.js';
+import type { Deps } from './core/context.js';
+import type { Module } from './core/module.js';
+import { mailerModule } from './lib/mailer.js';
+import { deliveryModule } from './webhooks/dispatcher.js';
+import { realtimeModule } from './events/hub.js';
+import { retentionModule } from './events/retention.js';
+import { eventStreamModule } from './events/stream.js';
+import { statusesModule } from './domains/orders/statuses.js';
+
+/**
+ * Every module of the service, in start order (stopped in reverse). The mailer first, so
+ * later modules can mail; the queue engine (delivery) before anything that schedules jobs on it.
+ */
+export const MODULES: readonly Module[] = [mailerModule, deliveryModule, realtimeModule, retentionModule, eventStreamModule, statusesModule];
 
 export interface Service {
   deps: Deps;
@@ -19,8 +25,9 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** config → database (migrate) → schema → HTTP → workers; close() undoes it in reverse. */
-export async function startService(config: Config, opts: { listen?: boolean } = {}): Promise<Service> {
+/** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
+export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[] } = {}): Promise<Service> {
+  const modules = opts.modules ?? MODULES;
   const target = await openDatabase(config);
   const cleanups: Array<() => Promise<void>> = [() => target.close()];
   const close = async () => {
@@ -29,10 +36,11 @@ export async function startService(config: Config, opts: { listen?: boolean } = 
   try {
     const orm = await initOrm(target);
     cleanups.push(() => orm.close(true));
-    const deps: Deps = { config, orm, embedded: target.embedded, extras: new Map() };
-    deps.extras.set('db', target);
-    const stopWorkers = await startWorkers(deps);
-    cleanups.push(stopWorkers);
+    const deps: Deps = { config, orm, embedded: target.embedded, db: target, modules };
+    for (const m of modules) {
+      const stop = await m.start?.(deps);
+      if (stop) cleanups.push(stop);
+    }
     const schema = await createSchema();
     const { app, apollo } = await createHttpServer(deps, schema);
     // Fastify closes Apollo through the drain plugin's onClose hook.

@@ -9,8 +9,8 @@ import { getQueue } from '../src/events/queue.js';
 import { getHub } from '../src/events/hub.js';
 import { PRUNE_CRON, PRUNE_QUEUE } from '../src/events/retention.js';
 import { recordEvent } from '../src/events/outbox.js';
-import { transaction } from '../src/db/tx.js';
-import { createContext } from '../src/server/context.js';
+import { transaction } from '../src/core/tx.js';
+import { createContext } from '../src/core/context.js';
 
 let svc: TestService;
 let api: Api;

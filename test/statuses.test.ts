@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { issueToken } from '../src/domains/auth/auth.service.js';
-import type { Ctx } from '../src/server/context.js';
+import type { Ctx } from '../src/core/context.js';
 
 let svc: TestService;
 let api: Api;
@@ -27,6 +27,7 @@ const DEFAULTS = [
   ['Processing', 'processing', 'other'],
   ['Shipped', 'shipped', 'other'],
   ['Delivered', 'delivered', 'fulfilled'],
+  ['Returned', 'returned', 'returned'],
   ['Cancelled', 'cancelled', 'cancelled'],
   ['Rejected', 'rejected', 'rejected'],
 ];
@@ -94,7 +95,7 @@ describe('the status list', () => {
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.slug, 'on-hold-ca-va');
     assert.equal(created.body.kind, 'other');
-    assert.equal(created.body.position, 7);
+    assert.equal(created.body.position, 8);
     assert.equal(created.body.color, '#123abc');
     const explicit = await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'Paid', slug: 'paid', kind: 'confirmed' } });
     assert.equal(explicit.status, 201, explicit.text);
@@ -651,7 +652,7 @@ describe('GraphQL twins', () => {
     });
     assert.deepEqual(many.data.applyOrderStatusMany, { data: [{ id: order.id, status: 'pending' }], failed: [] });
     const reset = await gql('mutation($s: ID!) { resetStatuses(storeId: $s) { data { slug } } }', { s: s.storeId });
-    assert.equal(reset.data.resetStatuses.data.length, 7);
+    assert.equal(reset.data.resetStatuses.data.length, 8);
     const deleted = await gql('mutation($s: ID!, $id: ID!) { deleteStatus(storeId: $s, id: $id) }', { s: s.storeId, id: list.data.statuses.data[3].id });
     assert.equal(deleted.data.deleteStatus, true);
   });

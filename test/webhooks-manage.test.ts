@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
 import { issueToken } from '../src/domains/auth/auth.service.js';
-import type { Ctx } from '../src/server/context.js';
+import type { Ctx } from '../src/core/context.js';
 
 let svc: TestService;
 let api: Api;

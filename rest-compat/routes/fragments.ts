@@ -2,8 +2,10 @@
 export const USER = 'id email name platformRole emailVerified createdAt updatedAt';
 export const STORE = 'id name role createdAt updatedAt';
 export const MEMBER = 'userId email name role createdAt';
-export const PRODUCT = 'id storeId name slug price stock status metadata createdAt updatedAt';
-export const ORDER = 'id storeId customerName customerPhone items { productId name quantity price } total status statusId rejectReason metadata createdAt updatedAt';
+export const PRODUCT = 'id storeId name slug price sku stock allowBackorder status metadata createdAt updatedAt';
+export const ORDER = `id storeId customerName customerPhone items { productId name quantity price } total currency status statusId rejectReason
+  shippingAddress { country address communeId communeName wilayaCode } shippingMethodId shippingType shippingCost promoCode discount
+  fulfillment { parcelId tracking status labelUrl } paymentStatus paymentMethod confirmedAt landingPageId metadata createdAt updatedAt`;
 export const WEBHOOK = 'id storeId name url events headers metadata active hasSecret createdAt updatedAt';
 export const DELIVERY = 'id webhookId event test url status statusCode responseTimeMs responseBody error createdAt';
 export const TOKEN = 'id kind name scopes app { id name } createdAt lastUsedAt expiresAt current last4';

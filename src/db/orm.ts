@@ -16,6 +16,13 @@ export const QUEUE_POOL_MAX = 6;
  */
 export const EMBEDDED_POOL_MAX = 1;
 
+declare module '../core/context.js' {
+  interface Deps {
+    /** How other clients (the queue engine, LISTEN) reach the database. */
+    db: DatabaseTarget;
+  }
+}
+
 /** How to reach the database, whichever kind it is. */
 export interface DatabaseTarget {
   /** node-postgres connection settings for other clients (the queue engine, LISTEN). */

@@ -1,5 +1,5 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
-import type { Ctx } from '../server/context.js';
+import type { Ctx } from '../core/context.js';
 import { StoreEventPage, StoreEventType } from './events.types.js';
 import * as events from './events.service.js';
 import type { StoreEventView } from './events.service.js';

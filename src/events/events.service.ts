@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor, Ctx, Deps } from '../server/context.js';
-import { invalid } from '../server/errors.js';
+import type { Actor, Ctx, Deps } from '../core/context.js';
+import { invalid } from '../core/errors.js';
 import { READ_STORE, requireStoreAccess } from '../domains/stores/access.js';
 import { pageLimit } from '../lib/pagination.js';
 import type { CommittedEvent } from './bus.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { Deps } from '../server/context.js';
+import type { Deps } from '../core/context.js';
 import type { DatabaseTarget } from '../db/orm.js';
-import { registerWorker } from '../workers.js';
+import type { Module } from '../core/module.js';
 import { eventBus, type CommittedEvent } from './bus.js';
 import { EVENTS_CHANNEL } from './outbox.js';
 import { committedEvent, type StoreEventRow } from './store-events.js';
@@ -35,7 +35,7 @@ interface StoreCursor {
 }
 
 export const getHub = (deps: Deps): RealtimeHub => {
-  const hub = deps.extras.get('realtime') as RealtimeHub | undefined;
+  const hub = deps.realtime;
   if (!hub) throw new Error('the realtime hub is not started');
   return hub;
 };
@@ -113,7 +113,7 @@ export async function startHub(deps: Deps): Promise<RealtimeHub> {
  * connection the same read catches every watched store up.
  */
 async function startListener(deps: Deps, deliver: EventListener, watched: (storeId: string) => boolean) {
-  const target = deps.extras.get('db') as DatabaseTarget;
+  const target: DatabaseTarget = deps.db;
   const cursors = new Map<string, StoreCursor>();
   const timers = new Set<NodeJS.Timeout>();
   let client: pg.Client | null = null;
@@ -260,8 +260,17 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
   };
 }
 
-registerWorker(async (deps) => {
-  const hub = await startHub(deps);
-  deps.extras.set('realtime', hub);
-  return () => hub.close();
-});
+declare module '../core/context.js' {
+  interface Deps {
+    realtime?: RealtimeHub;
+  }
+}
+
+export const realtimeModule: Module = {
+  name: 'realtime',
+  start: async (deps) => {
+    const hub = await startHub(deps);
+    deps.realtime = hub;
+    return () => hub.close();
+  },
+};

@@ -1,4 +1,4 @@
-import { invalid } from '../server/errors.js';
+import { invalid } from '../core/errors.js';
 
 export const EVENT_NAMES = ['orderCreated', 'orderUpdated', 'orderDeleted', 'productCreated', 'productUpdated', 'productDeleted'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { inTransaction, type TxCtx } from '../db/tx.js';
-import type { Ctx } from '../server/context.js';
+import { inTransaction, type TxCtx } from '../core/tx.js';
+import type { Ctx } from '../core/context.js';
 import { entityOf, isUpdated, type EventName } from './names.js';
 import { enqueueDeliveries, type DeliveryJob } from './queue.js';
 import { eventBus, type CommittedEvent } from './bus.js';

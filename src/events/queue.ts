@@ -1,6 +1,6 @@
 import { PgBoss, fromKnex } from 'pg-boss';
-import type { Deps } from '../server/context.js';
-import type { TxCtx } from '../db/tx.js';
+import type { Deps } from '../core/context.js';
+import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -31,8 +31,14 @@ export interface Queue {
   onWake(fn: () => void): void;
 }
 
+declare module '../core/context.js' {
+  interface Deps {
+    queue?: Queue;
+  }
+}
+
 export function createQueue(deps: Deps): Queue {
-  const target = deps.extras.get('db') as DatabaseTarget;
+  const target: DatabaseTarget = deps.db;
   const boss = new PgBoss({
     // Embedded mode shares the ORM's single connection (see EMBEDDED_POOL_MAX); a server gets its own pool.
     ...(deps.embedded ? { db: knexDb(deps.orm.em.getKnex()) } : { ...target.connection, max: QUEUE_POOL_MAX }),
@@ -58,7 +64,7 @@ export function createQueue(deps: Deps): Queue {
 }
 
 export const getQueue = (deps: Deps) => {
-  const q = deps.extras.get('queue') as Queue | undefined;
+  const q = deps.queue;
   if (!q) throw new Error('the queue is not started');
   return q;
 };

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { registerWorker } from '../workers.js';
+import type { Module } from '../core/module.js';
 import { getQueue } from './queue.js';
 import { pruneEvents } from './store-events.js';
 
@@ -10,7 +10,9 @@ const RETENTION_MS = RETENTION_DAYS * 24 * 3600 * 1000;
 /** Hourly: the table never holds much more than a week plus an hour. */
 export const PRUNE_CRON = '17 * * * *';
 
-registerWorker(async (deps) => {
+export const retentionModule: Module = {
+  name: 'event-retention',
+  start: async (deps) => {
   const { boss } = getQueue(deps);
   await boss.createQueue(PRUNE_QUEUE, { expireInSeconds: 600, retryLimit: 2, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
   // Stored in the database: every replica scheduling it at start keeps one schedule, claimed by one worker per tick.
@@ -22,4 +24,5 @@ registerWorker(async (deps) => {
   return async () => {
     await boss.offWork(PRUNE_QUEUE, { id: workerId, wait: true });
   };
-});
+  },
+};

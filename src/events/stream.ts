@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { extendHttp } from '../server/http.js';
-import { createContext, type Actor, type Deps } from '../server/context.js';
-import { AppError, problem } from '../server/errors.js';
+import type { Module } from '../core/module.js';
+import { createContext, type Actor, type Deps } from '../core/context.js';
+import { AppError, problem } from '../core/errors.js';
 import { sendProblem } from '../server/http-problem.js';
 import { READ_STORE, requireStoreAccess } from '../domains/stores/access.js';
 import type { CommittedEvent } from './bus.js';
@@ -146,11 +146,13 @@ const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
-extendHttp(
-  (app, deps) => {
+export const eventStreamModule: Module = {
+  name: 'event-stream',
+  http: {
+  register: (app, deps) => {
     app.get(STREAM_PATH, (req, reply) => stream(deps, req, reply));
   },
-  {
+  paths: {
     '/v1/stores/{storeId}/events/stream': {
       get: {
         operationId: 'streamStoreEvents',
@@ -175,4 +177,5 @@ extendHttp(
       },
     },
   },
-);
+},
+};

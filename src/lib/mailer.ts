@@ -1,7 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../server/context.js';
-import { registerWorker } from '../workers.js';
+import type { Deps } from '../core/context.js';
+import type { Module } from '../core/module.js';
 import { OutboxMail } from './mail.entity.js';
 
 export interface OutgoingMail {
@@ -77,19 +77,22 @@ export function createMailer(deps: Deps): Mailer {
   return deps.config.smtpUrl ? smtpMailer(deps, deps.config.smtpUrl, log) : outboxMailer(deps, log);
 }
 
-const KEY = 'mailer';
-
-/** The service's mailer, created with the workers and drained before the database closes. */
-export function mailer(deps: Deps): Mailer {
-  let m = deps.extras.get(KEY) as Mailer | undefined;
-  if (!m) {
-    m = createMailer(deps);
-    deps.extras.set(KEY, m);
+declare module '../core/context.js' {
+  interface Deps {
+    mailer?: Mailer;
   }
-  return m;
 }
 
-registerWorker(async (deps) => {
-  const m = mailer(deps);
-  return () => m.close();
-});
+/** The service's mailer, created with the modules and drained before the database closes. */
+export function mailer(deps: Deps): Mailer {
+  deps.mailer ??= createMailer(deps);
+  return deps.mailer;
+}
+
+export const mailerModule: Module = {
+  name: 'mailer',
+  start: async (deps) => {
+    const m = mailer(deps);
+    return () => m.close();
+  },
+};

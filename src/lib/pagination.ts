@@ -1,4 +1,4 @@
-import { invalid } from '../server/errors.js';
+import { invalid } from '../core/errors.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;

@@ -1,4 +1,4 @@
-import { AppError } from '../server/errors.js';
+import { AppError } from '../core/errors.js';
 
 /**
  * A sliding-window log per key, in process memory: enough for one instance, and it

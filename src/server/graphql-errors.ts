@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { AppError, isErrorCode, type ErrorCode, type FieldError } from './errors.js';
+import { AppError, isErrorCode, type ErrorCode, type FieldError } from '../core/errors.js';
 
 export interface MappedError {
   code: ErrorCode;

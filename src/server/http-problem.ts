@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Problem } from './errors.js';
+import type { Problem } from '../core/errors.js';
 
 export function sendProblem(reply: FastifyReply, body: Problem, headers?: Record<string, string>): FastifyReply {
   if (headers) reply.headers(headers);

@@ -6,10 +6,11 @@ import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'grap
 import { GraphQLError } from 'graphql';
 import { compileRoutes, registerRoutes } from '../../rest-compat/router.js';
 import { buildOpenApi } from '../../rest-compat/openapi.js';
-import { createContext, type Ctx, type Deps } from './context.js';
-import { AppError, problem } from './errors.js';
+import { createContext, type Ctx, type Deps } from '../core/context.js';
+import { AppError, problem } from '../core/errors.js';
 import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
+import type { OpenApiPaths } from '../core/module.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** How long close() waits for requests in flight before cutting connections (main.ts gives up at 20 s). */
@@ -27,12 +28,6 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   };
 }
 
-/** Extra routes a subsystem adds (SSE streams); registered after the table. */
-export type HttpExtension = (app: FastifyInstance, deps: Deps) => void;
-/** OpenAPI path items of such routes, so /v1/openapi.json still documents every route. */
-export type OpenApiPaths = Record<string, Record<string, unknown>>;
-const extensions: Array<{ register: HttpExtension; paths?: OpenApiPaths }> = [];
-export const extendHttp = (register: HttpExtension, paths?: OpenApiPaths) => extensions.push({ register, paths });
 
 export interface HttpServer {
   app: FastifyInstance;
@@ -66,12 +61,22 @@ function drainOnClose(app: FastifyInstance): void {
   });
 }
 
+/** `%3A` (either case) before a letter in the path becomes `:`; the query string is left alone. */
+export function rewriteCustomVerb(url: string): string {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  if (!/%3a/i.test(path)) return url;
+  return path.replace(/%3a(?=[A-Za-z])/gi, ':') + (q === -1 ? '' : url.slice(q));
+}
+
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, redact: ['req.headers.authorization'] },
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
     trustProxy: false,
+    // AIP-136 custom verbs may arrive percent-encoded (`/v1/things%3AbatchDelete`).
+    rewriteUrl: (req) => rewriteCustomVerb(req.url ?? '/'),
   });
 
   drainOnClose(app);
@@ -148,10 +153,11 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   const compiled = compileRoutes(schema);
   const openapi = buildOpenApi(schema, compiled);
-  for (const ext of extensions) Object.assign(openapi.paths as OpenApiPaths, ext.paths);
+  // Routes modules serve outside the table (event streams) are documented beside it.
+  for (const m of deps.modules) if (m.http?.paths) Object.assign(openapi.paths as OpenApiPaths, m.http.paths);
   app.get('/v1/openapi.json', async () => openapi);
   registerRoutes(app, deps, schema, compiled);
-  for (const ext of extensions) ext.register(app, deps);
+  for (const m of deps.modules) m.http?.register(app, deps);
 
   return { app, apollo };
 }

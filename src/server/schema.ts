@@ -3,11 +3,14 @@ import { buildSchema } from 'type-graphql';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { RESOLVERS } from '../domains/resolvers.js';
 import { pubSub } from '../events/pubsub.js';
+import { policyGuard } from '../core/policy.js';
 
 export async function createSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: RESOLVERS,
     pubSub,
+    // The one authorization checker: every root field's declared policy, before its resolver.
+    globalMiddlewares: [policyGuard],
     // Validation is off by default in type-graphql 2; never echo targets or values.
     validate: { forbidUnknownValues: false, validationError: { target: false, value: false } },
   });

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../server/context.js';
-import { registerWorker } from '../workers.js';
+import type { Deps } from '../core/context.js';
+import type { Module } from '../core/module.js';
 import { createQueue, DELIVERY_QUEUE, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './sender.js';
@@ -249,7 +249,16 @@ export class DeliveryPump {
   }
 }
 
-registerWorker(async (deps) => {
+declare module '../core/context.js' {
+  interface Deps {
+    deliveryPump?: DeliveryPump;
+  }
+}
+
+/** The queue engine and the delivery pump; the queue starts first, later modules schedule on it. */
+export const deliveryModule: Module = {
+  name: 'webhook-delivery',
+  start: async (deps) => {
   const queue = createQueue(deps);
   await queue.boss.start();
   // Created at start, outside any transaction (embedded mode has one database session).
@@ -261,12 +270,13 @@ registerWorker(async (deps) => {
     deleteAfterSeconds: 3600,
     notify: !deps.embedded,
   } as never);
-  deps.extras.set('queue', queue);
+  deps.queue = queue;
   const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);
-  deps.extras.set('deliveryPump', pump);
+  deps.deliveryPump = pump;
   pump.start();
   return async () => {
     await pump.stop();
     await queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
   };
-});
+  },
+};

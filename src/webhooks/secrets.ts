@@ -1,23 +1,9 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+
+export { encryptSecret, decryptSecret } from '../core/secrets.js';
 
 /** `whsec_` + 48 lowercase hex characters: 24 bytes (192 bits) from the CSPRNG. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('hex')}`;
-
-/** AES-256-GCM: `v1.<iv>.<tag>.<ciphertext>`, each base64url. */
-export function encryptSecret(key: Buffer, plaintext: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
-}
-
-export function decryptSecret(key: Buffer, stored: string): string {
-  const [version, iv, tag, ct] = stored.split('.');
-  if (version !== 'v1' || !iv || !tag || !ct) throw new Error('unreadable webhook secret');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
-}
 
 /** HMAC-SHA256 keyed with the whole secret string (prefix included), over the exact bytes sent. */
 export const sign = (secret: string, body: Buffer) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');

@@ -1,5 +1,5 @@
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { Ctx } from '../server/context.js';
+import type { Ctx } from '../core/context.js';
 import {
   DeliveryList,
   DeliveryType,

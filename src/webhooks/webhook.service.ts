@@ -13,9 +13,9 @@ import type {
   WebhookWithSecretType,
 } from './webhook.types.js';
 import { requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
-import { AppError, invalid, notFound } from '../server/errors.js';
-import type { Ctx } from '../server/context.js';
-import { transaction } from '../db/tx.js';
+import { AppError, invalid, notFound } from '../core/errors.js';
+import type { Ctx } from '../core/context.js';
+import { transaction } from '../core/tx.js';
 import { EVENT_NAMES, entityOf, normalizeEvent, normalizeEvents, type EventName } from '../events/names.js';
 import { payloadData, subscribedWebhooks } from '../events/outbox.js';
 import { enqueueDeliveries } from '../events/queue.js';
@@ -27,6 +27,7 @@ import { Order } from '../domains/orders/order.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { orderView } from '../domains/orders/order.service.js';
 import { productView } from '../domains/products/product.service.js';
+import { storeCurrency } from '../domains/stores/currency.js';
 
 export const WEBHOOKS_PER_STORE = 10;
 /** Editors and up, or an OAuth token holding store.integrations. */
@@ -274,7 +275,7 @@ export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: Webhook
     if (kind !== 'product') throw invalid('productId', `does not fit the order event ${event}`);
     const product = await ctx.em.findOne(Product, { id: input.productId!, storeId });
     if (!product) throw notFound('product');
-    data = payloadData(storeId, event, { ...productView(product) }, null);
+    data = payloadData(storeId, event, { ...productView(product, await storeCurrency(ctx, storeId)) }, null);
   }
   const timestamp = new Date().toISOString();
   return transaction(ctx, async (tx) => {

@@ -1,7 +1,7 @@
 import { AppUserData, OAuthApp } from './app.entity.js';
 import { AuthToken } from '../auth/token.entity.js';
-import { AppError, forbidden, notFound } from '../../server/errors.js';
-import { requireActor, type Actor, type Ctx } from '../../server/context.js';
+import { AppError, forbidden, notFound } from '../../core/errors.js';
+import { requireActor, type Actor, type Ctx } from '../../core/context.js';
 import { liveTokenFilter } from '../auth/token.service.js';
 import { findApp, isOwner } from './app.service.js';
 

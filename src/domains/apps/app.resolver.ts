@@ -1,6 +1,6 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import type { Ctx } from '../../server/context.js';
+import type { Ctx } from '../../core/context.js';
 import {
   AppCreateInput,
   AppPage,

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { OAuthApp } from './app.entity.js';
-import { forbidden, notFound } from '../../server/errors.js';
-import { requireActor, sha256, type Actor, type Ctx } from '../../server/context.js';
+import { forbidden, notFound } from '../../core/errors.js';
+import { requireActor, sha256, type Actor, type Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { requireSession } from '../auth/scopes.js';
 import type { AppType, AppWithSecretType } from './app.types.js';

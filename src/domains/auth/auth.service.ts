@@ -3,8 +3,8 @@ import { hash, verify } from '@node-rs/argon2';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AuthToken } from './token.entity.js';
 import { User } from '../users/user.entity.js';
-import { AppError, conflict, invalid } from '../../server/errors.js';
-import { requireActor, sha256, type Ctx } from '../../server/context.js';
+import { AppError, conflict, invalid } from '../../core/errors.js';
+import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
 import { mailer, type OutgoingMail } from '../../lib/mailer.js';
 import { verificationMail } from './mails.js';
@@ -43,7 +43,7 @@ export function issueToken(ctx: Ctx, userId: string, opts: Partial<Pick<AuthToke
   return { token, record };
 }
 
-interface AuthLimiters {
+export interface AuthLimiters {
   ip: SlidingWindowLimiter;
   email: SlidingWindowLimiter;
 }
@@ -52,16 +52,19 @@ interface AuthLimiters {
  * Password guessing and account spam are slowed per client IP and per email; every
  * attempt counts, so a wrong password and an unknown email are limited alike.
  */
+declare module '../../core/context.js' {
+  interface Deps {
+    /** Per-process sign-in, sign-up and reset limiters, made on first use. */
+    authLimiters?: AuthLimiters;
+  }
+}
+
 export function limitAuthAttempt(ctx: Ctx, email: string): void {
   const { config } = ctx.deps;
-  let limiters = ctx.deps.extras.get('authLimiters') as AuthLimiters | undefined;
-  if (!limiters) {
-    limiters = {
-      ip: new SlidingWindowLimiter(config.authRateLimitPerIp, config.authRateWindowMs),
-      email: new SlidingWindowLimiter(config.authRateLimitPerEmail, config.authRateWindowMs),
-    };
-    ctx.deps.extras.set('authLimiters', limiters);
-  }
+  const limiters = (ctx.deps.authLimiters ??= {
+    ip: new SlidingWindowLimiter(config.authRateLimitPerIp, config.authRateWindowMs),
+    email: new SlidingWindowLimiter(config.authRateLimitPerEmail, config.authRateWindowMs),
+  });
   enforce([
     [limiters.ip, ctx.ip],
     [limiters.email, normalizeEmail(email)],

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sha256 } from '../../server/context.js';
+import { sha256 } from '../../core/context.js';
 import { UserCode, type CodePurpose } from './code.entity.js';
 
 /** How long each kind of single-use code lives. */

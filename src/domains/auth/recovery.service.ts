@@ -1,8 +1,8 @@
 import { AuthToken } from './token.entity.js';
 import { UserCode } from './code.entity.js';
 import { User } from '../users/user.entity.js';
-import { conflict, invalid } from '../../server/errors.js';
-import { sha256, type Ctx } from '../../server/context.js';
+import { conflict, invalid } from '../../core/errors.js';
+import { sha256, type Ctx } from '../../core/context.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
 import { findLiveCode, useCode } from './code.service.js';
 import { resetMail, verificationMail } from './mails.js';

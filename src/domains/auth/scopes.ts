@@ -1,5 +1,5 @@
-import { AppError } from '../../server/errors.js';
-import { requireActor, type Actor, type Ctx } from '../../server/context.js';
+import { AppError } from '../../core/errors.js';
+import { requireActor, type Actor, type Ctx } from '../../core/context.js';
 
 /** Every OAuth scope, with what it allows (docs/auth.md says the same at more length). */
 export const SCOPES = {

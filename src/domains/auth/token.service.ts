@@ -1,8 +1,8 @@
 import { AuthToken } from './token.entity.js';
 import { User } from '../users/user.entity.js';
 import { OAuthApp } from '../apps/app.entity.js';
-import { AppError, notFound } from '../../server/errors.js';
-import type { Ctx } from '../../server/context.js';
+import { AppError, notFound } from '../../core/errors.js';
+import type { Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { requireSession } from './scopes.js';
 import { createCode, findLiveCode, useCode } from './code.service.js';

@@ -1,16 +1,36 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../lib/ids.js';
+import { moneyColumn } from '../../core/money.js';
 
 export interface OrderItem {
   productId: string | null;
   name: string;
   quantity: number;
+  /** Minor units of the order's currency. */
   price: number;
+}
+
+export interface ShippingAddress {
+  country: string;
+  address: string | null;
+  communeId: string | null;
+  communeName: string | null;
+  wilayaCode: string | null;
+}
+
+export interface Fulfillment {
+  parcelId: string | null;
+  tracking: string | null;
+  status: string | null;
+  labelUrl: string | null;
 }
 
 @Entity({ tableName: 'orders' })
 export class Order {
-  [OptionalProps]?: 'id' | 'customerPhone' | 'rejectReason' | 'metadata' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?:
+    | 'id' | 'customerPhone' | 'rejectReason' | 'metadata' | 'createdAt' | 'updatedAt' | 'currency' | 'shippingAddress' | 'shippingMethodId'
+    | 'shippingType' | 'shippingCost' | 'promoCode' | 'discount' | 'fulfillment' | 'paymentStatus' | 'paymentMethod' | 'confirmedAt'
+    | 'landingPageId' | 'paymentTokenHash';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('ord');
@@ -27,8 +47,52 @@ export class Order {
   @Property({ type: 'json' })
   items!: OrderItem[];
 
-  @Property({ type: 'double' })
+  /** Items + shippingCost − discount, minor units. */
+  @Property({ type: moneyColumn() })
   total!: number;
+
+  @Property({ type: 'string' })
+  currency: string = 'DZD';
+
+  @Property({ type: 'json', nullable: true })
+  shippingAddress: ShippingAddress | null = null;
+
+  @Property({ type: 'string', nullable: true })
+  shippingMethodId: string | null = null;
+
+  /** `home`, `desk` or `pickup`. */
+  @Property({ type: 'string', nullable: true })
+  shippingType: string | null = null;
+
+  @Property({ type: moneyColumn() })
+  shippingCost: number = 0;
+
+  @Property({ type: 'string', nullable: true })
+  promoCode: string | null = null;
+
+  @Property({ type: moneyColumn() })
+  discount: number = 0;
+
+  @Property({ type: 'json', nullable: true })
+  fulfillment: Fulfillment | null = null;
+
+  /** `unpaid`, `pending`, `paid`, `partially_refunded` or `refunded`. */
+  @Property({ type: 'string' })
+  paymentStatus: string = 'unpaid';
+
+  @Property({ type: 'string', nullable: true })
+  paymentMethod: string | null = null;
+
+  /** Set on the first move to a `confirmed` or `fulfilled` kind, never cleared. */
+  @Property({ type: 'Date', nullable: true })
+  confirmedAt: Date | null = null;
+
+  @Property({ type: 'string', nullable: true })
+  landingPageId: string | null = null;
+
+  /** SHA-256 of the order's payment token (shown once, in the create response). */
+  @Property({ type: 'string', nullable: true, hidden: true })
+  paymentTokenHash: string | null = null;
 
   @Property({ type: 'string' })
   statusId!: string;
@@ -72,7 +136,7 @@ export class OrderStatus {
   @Property({ type: 'integer' })
   position!: number;
 
-  /** `new`, `confirmed`, `rejected`, `fulfilled`, `cancelled` or `other`. */
+  /** `new`, `confirmed`, `rejected`, `fulfilled`, `cancelled`, `returned` or `other`. */
   @Property({ type: 'string' })
   kind!: string;
 

@@ -1,5 +1,5 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { Ctx } from '../../server/context.js';
+import type { Ctx } from '../../core/context.js';
 import { OrderCreateInput, OrderPage, OrderType, OrderUpdateInput } from './order.types.js';
 import { ApplyManyResult, OrderApplyInput, OrderApplyManyInput, OrderRejectInput } from './status.types.js';
 import * as orders from './order.service.js';

@@ -5,30 +5,42 @@ import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } fr
 import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
 import { Product } from '../products/product.entity.js';
 import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
-import { conflict, invalid, notFound } from '../../server/errors.js';
-import type { Ctx } from '../../server/context.js';
-import { transaction, type TxCtx } from '../../db/tx.js';
+import { conflict, invalid, notFound } from '../../core/errors.js';
+import type { Ctx } from '../../core/context.js';
+import { transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { initialStatus } from './statuses.js';
+import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
+import { storeCurrency } from '../stores/currency.js';
 
 export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
 
-/** Money is kept to the cent. */
-const cents = (n: number) => Math.round(n * 100) / 100;
-
-/** The order as REST, GraphQL and event payloads show it. */
+/** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
 export function orderView(o: Order): OrderType {
+  const major = (minor: number) => toMajor(minor, o.currency);
   return {
     id: o.id,
     storeId: o.storeId,
     customerName: o.customerName,
     customerPhone: o.customerPhone,
-    items: o.items.map((i) => ({ productId: i.productId, name: i.name, quantity: i.quantity, price: i.price })),
-    total: o.total,
+    items: o.items.map((i) => ({ productId: i.productId, name: i.name, quantity: i.quantity, price: major(i.price) })),
+    total: major(o.total),
+    currency: o.currency,
     status: o.status,
     statusId: o.statusId,
     rejectReason: o.rejectReason,
+    shippingAddress: o.shippingAddress,
+    shippingMethodId: o.shippingMethodId,
+    shippingType: o.shippingType,
+    shippingCost: major(o.shippingCost),
+    promoCode: o.promoCode,
+    discount: major(o.discount),
+    fulfillment: o.fulfillment,
+    paymentStatus: o.paymentStatus,
+    paymentMethod: o.paymentMethod,
+    confirmedAt: o.confirmedAt ? o.confirmedAt.toISOString() : null,
+    landingPageId: o.landingPageId,
     metadata: o.metadata,
     createdAt: o.createdAt.toISOString(),
     updatedAt: o.updatedAt.toISOString(),
@@ -36,7 +48,7 @@ export function orderView(o: Order): OrderType {
 }
 
 /** Items name products of the store or carry their own name and price; one query for all products. */
-async function resolveItems(ctx: Ctx, storeId: string, items: OrderItemInput[], path: string): Promise<OrderItem[]> {
+async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: OrderItemInput[], path: string): Promise<OrderItem[]> {
   const ids = [...new Set(items.map((i) => i.productId).filter((id): id is string => !!id))];
   const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }) : [];
   const byId = new Map(products.map((p) => [p.id, p]));
@@ -44,26 +56,30 @@ async function resolveItems(ctx: Ctx, storeId: string, items: OrderItemInput[], 
     const product = item.productId ? byId.get(item.productId) : undefined;
     if (item.productId && !product) throw invalid(`${path}.${i}.productId`, 'no such product in this store');
     const name = item.name ?? product?.name;
-    const price = item.price ?? product?.price;
     if (!name) throw invalid(`${path}.${i}.name`, 'is required without a productId');
-    if (price === undefined || price === null) throw invalid(`${path}.${i}.price`, 'is required without a productId');
+    if ((item.price === undefined || item.price === null) && !product) throw invalid(`${path}.${i}.price`, 'is required without a productId');
+    const price = item.price !== undefined && item.price !== null ? toMinor(item.price, currency, `${path}.${i}.price`) : product!.price;
     return { productId: item.productId ?? null, name, quantity: item.quantity ?? 1, price };
   });
 }
 
-const totalOf = (items: OrderItem[]) => cents(items.reduce((sum, i) => sum + i.quantity * i.price, 0));
+/** Items + shipping − discount, exact in minor units. */
+export const itemsTotal = (items: OrderItem[]) => sumMinor(items.map((i) => lineMinor(i.price, i.quantity)));
+const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => Math.max(0, itemsTotal(order.items) + order.shippingCost - order.discount);
 
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
-    const items = await resolveItems(tx, storeId, input.items ?? [], 'items');
+    const currency = await storeCurrency(tx, storeId);
+    const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const status = await initialStatus(tx, storeId);
     const order = tx.em.create(Order, {
       storeId,
+      currency,
       customerName: input.customerName.trim(),
       customerPhone: input.customerPhone ?? null,
       items,
-      total: totalOf(items),
+      total: totalOf({ items, shippingCost: 0, discount: 0 }),
       statusId: status.id,
       status: status.slug,
       metadata: input.metadata ?? {},
@@ -141,7 +157,11 @@ export function setStatus(order: Order, status: OrderStatus): void {
   order.statusId = status.id;
   order.status = status.slug;
   if (status.kind !== 'rejected') order.rejectReason = null;
+  if (!order.confirmedAt && CONFIRMED_KINDS.has(status.kind)) order.confirmedAt = new Date();
 }
+
+/** Kinds whose first reach sets `confirmedAt`. */
+export const CONFIRMED_KINDS = new Set(['confirmed', 'fulfilled']);
 
 /** Kinds an order cannot be confirmed from, whichever route tries. */
 const FINAL_KINDS = new Set(['rejected', 'cancelled']);
@@ -242,20 +262,23 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
 export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: string, to: OrderStatus): Promise<number> {
   const em = tx.em as EntityManager;
   const rows: Array<Record<string, any>> = await em.execute(
-    `with old as (select id, status_id, status, reject_reason, updated_at from orders where store_id = ? and status_id = ? for update)
-     update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end, updated_at = ?
+    `with old as (select id, status_id, status, reject_reason, confirmed_at, updated_at from orders where store_id = ? and status_id = ? for update)
+     update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end,
+       confirmed_at = coalesce(o.confirmed_at, case when ? then ?::timestamptz end), updated_at = ?
      from old where o.id = old.id
-     returning o.*, old.status_id as prev_status_id, old.status as prev_status, old.reject_reason as prev_reject_reason, old.updated_at as prev_updated_at`,
-    [storeId, fromId, to.id, to.slug, to.kind === 'rejected', new Date()],
+     returning o.*, old.status_id as prev_status_id, old.status as prev_status, old.reject_reason as prev_reject_reason,
+       old.confirmed_at as prev_confirmed_at, old.updated_at as prev_updated_at`,
+    [storeId, fromId, to.id, to.slug, to.kind === 'rejected', CONFIRMED_KINDS.has(to.kind), new Date(), new Date()],
   );
   rows.sort((a, b) => (a.id < b.id ? -1 : 1));
-  for (const { prev_status_id, prev_status, prev_reject_reason, prev_updated_at, ...row } of rows) {
+  for (const { prev_status_id, prev_status, prev_reject_reason, prev_confirmed_at, prev_updated_at, ...row } of rows) {
     const view = orderView(em.map(Order, row));
     const previous: OrderType = {
       ...view,
       statusId: prev_status_id,
       status: prev_status,
       rejectReason: prev_reject_reason,
+      confirmedAt: prev_confirmed_at ? new Date(prev_confirmed_at).toISOString() : null,
       updatedAt: new Date(prev_updated_at).toISOString(),
     };
     await recordEvent(tx, { storeId, event: 'orderUpdated', record: view, previous });
@@ -267,7 +290,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
     const order = await findOrder(tx, storeId, id);
-    const items = input.items ? await resolveItems(tx, storeId, input.items, 'items') : null;
+    const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
     let status: OrderStatus | null = null;
     if (input.status != null) {
       status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status }, { lockMode: LockMode.PESSIMISTIC_READ });
@@ -279,7 +302,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
       if (input.customerPhone !== undefined) o.customerPhone = input.customerPhone || null;
       if (items) {
         o.items = items;
-        o.total = totalOf(items);
+        o.total = totalOf(o);
       }
       if (status) setStatus(o, status);
       if (input.metadata != null) o.metadata = input.metadata;

@@ -17,6 +17,39 @@ export class OrderItemType {
   price!: number;
 }
 
+@ObjectType('ShippingAddress')
+export class ShippingAddressType {
+  @Field(() => String, { description: 'ISO 3166-1 alpha-2, default DZ.' })
+  country!: string;
+
+  @Field(() => String, { nullable: true })
+  address!: string | null;
+
+  @Field(() => String, { nullable: true })
+  communeId!: string | null;
+
+  @Field(() => String, { nullable: true })
+  communeName!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'State (wilaya) code, e.g. "16".' })
+  wilayaCode!: string | null;
+}
+
+@ObjectType('Fulfillment')
+export class FulfillmentType {
+  @Field(() => String, { nullable: true })
+  parcelId!: string | null;
+
+  @Field(() => String, { nullable: true })
+  tracking!: string | null;
+
+  @Field(() => String, { nullable: true })
+  status!: string | null;
+
+  @Field(() => String, { nullable: true })
+  labelUrl!: string | null;
+}
+
 @ObjectType('Order')
 export class OrderType {
   @Field(() => ID)
@@ -34,8 +67,44 @@ export class OrderType {
   @Field(() => [OrderItemType])
   items!: OrderItemType[];
 
-  @Field(() => Float, { description: 'Sum of quantity x price over the items.' })
+  @Field(() => Float, { description: 'Items (quantity x price) + shippingCost - discount, in major units.' })
   total!: number;
+
+  @Field(() => String, { description: 'ISO 4217; the store currency when the order was created.' })
+  currency!: string;
+
+  @Field(() => ShippingAddressType, { nullable: true })
+  shippingAddress!: ShippingAddressType | null;
+
+  @Field(() => ID, { nullable: true })
+  shippingMethodId!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'home, desk or pickup.' })
+  shippingType!: string | null;
+
+  @Field(() => Float)
+  shippingCost!: number;
+
+  @Field(() => String, { nullable: true })
+  promoCode!: string | null;
+
+  @Field(() => Float)
+  discount!: number;
+
+  @Field(() => FulfillmentType, { nullable: true })
+  fulfillment!: FulfillmentType | null;
+
+  @Field(() => String, { description: 'unpaid, pending, paid, partially_refunded or refunded.' })
+  paymentStatus!: string;
+
+  @Field(() => String, { nullable: true })
+  paymentMethod!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Set on the first move to a confirmed or fulfilled kind, never cleared.' })
+  confirmedAt!: string | null;
+
+  @Field(() => ID, { nullable: true })
+  landingPageId!: string | null;
 
   @Field(() => String, { description: "The slug of the order's status." })
   status!: string;

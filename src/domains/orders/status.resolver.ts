@@ -1,5 +1,5 @@
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { Ctx } from '../../server/context.js';
+import type { Ctx } from '../../core/context.js';
 import { StatusCounts, StatusCreateInput, StatusList, StatusReorderInput, StatusType, StatusUpdateInput } from './status.types.js';
 import * as statuses from './status.service.js';
 

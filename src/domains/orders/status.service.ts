@@ -5,9 +5,9 @@ import type { StatusCounts, StatusCreateInput, StatusList, StatusReorderInput, S
 import { DEFAULT_STATUSES } from './statuses.js';
 import { moveAllowed, moveStatusOrders, WRITE_ORDERS } from './order.service.js';
 import { READ_STORE, requireStoreAccess } from '../stores/access.js';
-import { AppError, conflict, invalid, notFound } from '../../server/errors.js';
-import type { Ctx } from '../../server/context.js';
-import { transaction, type TxCtx } from '../../db/tx.js';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
+import type { Ctx } from '../../core/context.js';
+import { transaction, type TxCtx } from '../../core/tx.js';
 import { slugify } from '../../lib/slug.js';
 
 /** The status list is not paginated, so it is bounded. */

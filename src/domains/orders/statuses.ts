@@ -1,9 +1,9 @@
 import { LockMode } from '@mikro-orm/core';
 import { OrderStatus } from './order.entity.js';
-import type { Ctx } from '../../server/context.js';
-import { onStoreCreated } from '../stores/store.service.js';
+import type { Ctx } from '../../core/context.js';
+import type { Module } from '../../core/module.js';
 
-export const STATUS_KINDS = ['new', 'confirmed', 'rejected', 'fulfilled', 'cancelled', 'other'] as const;
+export const STATUS_KINDS = ['new', 'confirmed', 'rejected', 'fulfilled', 'cancelled', 'returned', 'other'] as const;
 
 /** Every store starts with this list, in this order. */
 export const DEFAULT_STATUSES = [
@@ -12,6 +12,7 @@ export const DEFAULT_STATUSES = [
   { name: 'Processing', slug: 'processing', kind: 'other', color: '#8b5cf6' },
   { name: 'Shipped', slug: 'shipped', kind: 'other', color: '#06b6d4' },
   { name: 'Delivered', slug: 'delivered', kind: 'fulfilled', color: '#22c55e' },
+  { name: 'Returned', slug: 'returned', kind: 'returned', color: '#f97316' },
   { name: 'Cancelled', slug: 'cancelled', kind: 'cancelled', color: '#6b7280' },
   { name: 'Rejected', slug: 'rejected', kind: 'rejected', color: '#ef4444' },
 ] as const;
@@ -30,7 +31,11 @@ export async function initialStatus(ctx: Ctx, storeId: string): Promise<OrderSta
   return status;
 }
 
-onStoreCreated(async (ctx, store) => {
-  createDefaultStatuses(ctx, store.id);
-  await ctx.em.flush();
-});
+/** Every new store gets the default status list. */
+export const statusesModule: Module = {
+  name: 'order-statuses',
+  onStoreCreated: async (ctx, storeId) => {
+    createDefaultStatuses(ctx, storeId);
+    await ctx.em.flush();
+  },
+};

@@ -1,9 +1,10 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../lib/ids.js';
+import { moneyColumn } from '../../core/money.js';
 
 @Entity({ tableName: 'products' })
 export class Product {
-  [OptionalProps]?: 'id' | 'status' | 'metadata' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'status' | 'metadata' | 'sku' | 'allowBackorder' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('prod');
@@ -17,8 +18,16 @@ export class Product {
   @Property({ type: 'string' })
   slug!: string;
 
-  @Property({ type: 'double' })
+  /** Minor units of the store's currency. */
+  @Property({ type: moneyColumn() })
   price!: number;
+
+  @Property({ type: 'string', nullable: true })
+  sku: string | null = null;
+
+  /** Orders may take stock below zero. */
+  @Property({ type: 'boolean' })
+  allowBackorder: boolean = false;
 
   @Property({ type: 'integer' })
   stock!: number;

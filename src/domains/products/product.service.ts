@@ -2,24 +2,28 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Product } from './product.entity.js';
 import type { ProductCreateInput, ProductType, ProductUpdateInput } from './product.types.js';
 import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
-import { conflict, notFound } from '../../server/errors.js';
-import type { Ctx } from '../../server/context.js';
-import { transaction } from '../../db/tx.js';
+import { conflict, notFound } from '../../core/errors.js';
+import type { Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
+import { toMajor, toMinor } from '../../core/money.js';
+import { storeCurrency } from '../stores/currency.js';
 
 export const WRITE_PRODUCTS: StoreAccessRule = { role: 'editor', scope: 'store.products' };
 
 /** The product as REST, GraphQL and event payloads show it. */
-export function productView(p: Product): ProductType {
+export function productView(p: Product, currency: string): ProductType {
   return {
     id: p.id,
     storeId: p.storeId,
     name: p.name,
     slug: p.slug,
-    price: p.price,
+    price: toMajor(p.price, currency),
+    sku: p.sku,
     stock: p.stock,
+    allowBackorder: p.allowBackorder,
     status: p.status,
     metadata: p.metadata,
     createdAt: p.createdAt.toISOString(),
@@ -60,17 +64,20 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
       } else {
         slug = await freeSlug(tx, storeId, slugify(input.name));
       }
+      const currency = await storeCurrency(tx, storeId);
       const product = tx.em.create(Product, {
         storeId,
         name: input.name.trim(),
         slug,
-        price: input.price,
+        price: toMinor(input.price, currency, 'price'),
+        sku: input.sku ?? null,
+        allowBackorder: input.allowBackorder ?? false,
         stock: input.stock ?? 0,
         status: input.status ?? 'active',
         metadata: input.metadata ?? {},
       });
       await tx.em.flush();
-      const view = productView(product);
+      const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productCreated', record: view });
       return view;
     }),
@@ -86,7 +93,8 @@ export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: nu
     { orderBy: { id: 'desc' }, limit: limit + 1 },
   );
   const p = page(rows, limit);
-  return { data: p.data.map(productView), nextCursor: p.nextCursor };
+  const currency = await storeCurrency(ctx, storeId);
+  return { data: p.data.map((row) => productView(row, currency)), nextCursor: p.nextCursor };
 }
 
 async function findProduct(ctx: Ctx, storeId: string, id: string): Promise<Product> {
@@ -97,7 +105,7 @@ async function findProduct(ctx: Ctx, storeId: string, id: string): Promise<Produ
 
 export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
   await requireStoreAccess(ctx, storeId, READ_STORE);
-  return productView(await findProduct(ctx, storeId, id));
+  return productView(await findProduct(ctx, storeId, id), await storeCurrency(ctx, storeId));
 }
 
 export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
@@ -105,21 +113,24 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const product = await findProduct(tx, storeId, id);
-      const before = productView(product);
+      const currency = await storeCurrency(tx, storeId);
+      const before = productView(product, currency);
       if (input.name != null) product.name = input.name.trim();
       if (input.slug != null && input.slug !== product.slug) {
         await assertSlugFree(tx, storeId, input.slug, id);
         product.slug = input.slug;
       }
-      if (input.price != null) product.price = input.price;
+      if (input.price != null) product.price = toMinor(input.price, currency, 'price');
+      if (input.sku !== undefined) product.sku = input.sku;
+      if (input.allowBackorder != null) product.allowBackorder = input.allowBackorder;
       if (input.stock != null) product.stock = input.stock;
       if (input.status != null) product.status = input.status;
       if (input.metadata != null) product.metadata = input.metadata;
-      const changed = JSON.stringify({ ...productView(product), updatedAt: null }) !== JSON.stringify({ ...before, updatedAt: null });
+      const changed = JSON.stringify({ ...productView(product, currency), updatedAt: null }) !== JSON.stringify({ ...before, updatedAt: null });
       if (!changed) return before;
       product.updatedAt = new Date();
       await tx.em.flush();
-      const view = productView(product);
+      const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous: before });
       return view;
     }),
@@ -130,7 +141,7 @@ export async function deleteProduct(ctx: Ctx, storeId: string, id: string): Prom
   await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
   await transaction(ctx, async (tx) => {
     const product = await findProduct(tx, storeId, id);
-    const view = productView(product);
+    const view = productView(product, await storeCurrency(tx, storeId));
     tx.em.remove(product);
     await tx.em.flush();
     await recordEvent(tx, { storeId, event: 'productDeleted', record: view });

@@ -22,8 +22,14 @@ export class ProductType {
   @Field(() => Float)
   price!: number;
 
-  @Field(() => Int)
+  @Field(() => String, { nullable: true })
+  sku!: string | null;
+
+  @Field(() => Int, { description: "On hand; the sum of the product's inventory levels when the store has warehouses." })
   stock!: number;
+
+  @Field(() => Boolean, { description: 'Orders may take stock below zero.' })
+  allowBackorder!: boolean;
 
   @Field(() => String, { description: '`draft`, `active` or `archived`.' })
   status!: string;
@@ -76,6 +82,15 @@ export class ProductCreateInput {
   @IsIn(PRODUCT_STATUSES, { message: `must be one of ${PRODUCT_STATUSES.join(', ')}` })
   status?: string | null;
 
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  sku?: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  allowBackorder?: boolean | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
   metadata?: Record<string, unknown> | null;
@@ -110,6 +125,15 @@ export class ProductUpdateInput {
   @IsOptional()
   @IsIn(PRODUCT_STATUSES, { message: `must be one of ${PRODUCT_STATUSES.join(', ')}` })
   status?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  sku?: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  allowBackorder?: boolean | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()

@@ -1,6 +1,7 @@
-import { Membership } from './store.entity.js';
-import { AppError, notFound } from '../../server/errors.js';
-import { hasScope, requireActor, type Actor, type Ctx } from '../../server/context.js';
+import type { StoreMembership } from '../../core/context.js';
+import { membershipOf } from '../../core/policy.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { hasScope, requireActor, type Actor, type Ctx } from '../../core/context.js';
 
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -19,7 +20,7 @@ export interface StoreAccessRule {
 
 export interface StoreAccess {
   actor: Actor;
-  membership: Membership;
+  membership: StoreMembership;
 }
 
 /**
@@ -28,12 +29,7 @@ export interface StoreAccess {
  */
 export async function requireStoreAccess(ctx: Ctx, storeId: string, rule: StoreAccessRule): Promise<StoreAccess> {
   const actor = requireActor(ctx);
-  const key = `${storeId}:${actor.userId}`;
-  let membership = ctx.memberships.get(key);
-  if (membership === undefined) {
-    membership = await ctx.em.findOne(Membership, { storeId, userId: actor.userId });
-    ctx.memberships.set(key, membership);
-  }
+  const membership = await membershipOf(ctx, storeId);
   if (!membership) throw notFound('store');
   const scoped = actor.scopes !== null;
   const scopes = typeof rule.scope === 'string' ? [rule.scope] : rule.scope;

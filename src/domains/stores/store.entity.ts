@@ -3,13 +3,17 @@ import { newId } from '../../lib/ids.js';
 
 @Entity({ tableName: 'stores' })
 export class Store {
-  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'currency' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('st');
 
   @Property({ type: 'string' })
   name!: string;
+
+  /** ISO 4217; every amount of the store is in its minor units. */
+  @Property({ type: 'string' })
+  currency: string = 'DZD';
 
   @Property({ type: 'Date' })
   createdAt: Date = new Date();

@@ -1,5 +1,5 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { Ctx } from '../../server/context.js';
+import type { Ctx } from '../../core/context.js';
 import { MemberAddInput, MemberList, MemberType, MemberUpdateInput, StoreCreateInput, StorePage, StoreType, StoreUpdateInput } from './store.types.js';
 import * as stores from './store.service.js';
 

@@ -3,15 +3,11 @@ import { LockMode } from '@mikro-orm/core';
 import { MANAGE_STORE, READ_STORE, requireStoreAccess, type Role } from './access.js';
 import { User } from '../users/user.entity.js';
 import { normalizeEmail } from '../auth/auth.service.js';
-import { AppError, conflict, notFound } from '../../server/errors.js';
-import { requireActor, requireScope, type Ctx } from '../../server/context.js';
+import { AppError, conflict, notFound } from '../../core/errors.js';
+import { requireActor, requireScope, type Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { MemberType, StoreType } from './store.types.js';
 
-/** Runs inside a new store's creating transaction; later domains add their defaults. */
-export type StoreInitializer = (ctx: Ctx, store: Store) => Promise<void>;
-const initializers: StoreInitializer[] = [];
-export const onStoreCreated = (fn: StoreInitializer) => initializers.push(fn);
 
 const view = (store: Store, role: string): StoreType => ({
   id: store.id,
@@ -27,7 +23,7 @@ export async function createStore(ctx: Ctx, input: { name: string }): Promise<St
     const store = em.create(Store, { name: input.name.trim() });
     em.create(Membership, { storeId: store.id, userId: actor.userId, role: 'owner' });
     await em.flush();
-    for (const init of initializers) await init({ ...ctx, em }, store);
+    for (const m of ctx.deps.modules) await m.onStoreCreated?.({ ...ctx, em: em as Ctx['em'] }, store.id);
     return view(store, 'owner');
   });
 }

@@ -1,5 +1,5 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { Ctx } from '../../server/context.js';
+import type { Ctx } from '../../core/context.js';
 import { UserCreateInput, UserPage, UserReplaceInput, UserType, UserUpdateInput } from './user.types.js';
 import * as users from './user.service.js';
 

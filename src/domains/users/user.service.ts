@@ -1,7 +1,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { User } from './user.entity.js';
-import { AppError, conflict, forbidden, notFound } from '../../server/errors.js';
-import type { Actor, Ctx } from '../../server/context.js';
+import { AppError, conflict, forbidden, notFound } from '../../core/errors.js';
+import type { Actor, Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
 import { requireSession } from '../auth/scopes.js';

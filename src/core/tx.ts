@@ -1,4 +1,4 @@
-import type { Ctx } from '../server/context.js';
+import type { Ctx } from './context.js';
 
 /** A context inside a transaction: work queued in `afterCommit` runs only once it committed. */
 export interface TxCtx extends Ctx {

@@ -3,17 +3,24 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MikroORM } from '@mikro-orm/core';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { AuthToken } from '../domains/auth/token.entity.js';
 import { AppError, unauthenticated } from './errors.js';
-import type { Membership } from '../domains/stores/store.entity.js';
 
-/** Long-lived parts of the running service that services reach through the context. */
+/**
+ * Long-lived parts of the running service that services reach through the context. Each
+ * subsystem adds its own typed field by declaration merging (`declare module '…/core/context.js'`)
+ * and sets it when service.ts starts it; core itself knows none of them.
+ */
 export interface Deps {
   config: Config;
   orm: MikroORM<PostgreSqlDriver>;
   embedded: boolean;
-  /** Registered by later subsystems (events, queue, mailer); keyed by name. */
-  extras: Map<string, unknown>;
+}
+
+/** A store membership as the authorization checker reads it. */
+export interface StoreMembership {
+  storeId: string;
+  userId: string;
+  role: string;
 }
 
 export interface Actor {
@@ -34,7 +41,7 @@ export interface Ctx {
   authFailure: string | null;
   ip: string;
   /** Memberships already read in this request. */
-  memberships: Map<string, Membership | null>;
+  memberships: Map<string, StoreMembership | null>;
 }
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -68,7 +75,7 @@ export async function resolveActor(em: EntityManager, authorization: string | un
   if (!row || row.revoked_at) return { actor: null, failure: 'The bearer token is unknown or revoked' };
   if (row.expires_at && new Date(row.expires_at) <= now) return { actor: null, failure: 'The bearer token has expired' };
   if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
-    await em.nativeUpdate(AuthToken, { id: row.id }, { lastUsedAt: now });
+    await em.execute('update auth_tokens set last_used_at = ? where id = ?', [now, row.id]);
   }
   return {
     actor: {

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import type { Ctx, Deps } from './context.js';
+
+/** OpenAPI path items of routes a module serves outside the REST table. */
+export type OpenApiPaths = Record<string, Record<string, unknown>>;
+
+/**
+ * One subsystem of the running service. `src/service.ts` lists every module in the order they
+ * start; they stop in reverse. Nothing registers itself by being imported.
+ */
+export interface Module {
+  name: string;
+  /** Runs after the database is migrated and before HTTP listens; returns how to stop. */
+  start?: (deps: Deps) => Promise<(() => Promise<void>) | void>;
+  /** Routes outside the REST table (event streams, asset bytes), with their OpenAPI entries. */
+  http?: { register: (app: FastifyInstance, deps: Deps) => void; paths?: OpenApiPaths };
+  /** Runs inside a new store's creating transaction (default statuses, ...). */
+  onStoreCreated?: (ctx: Ctx, storeId: string) => Promise<void>;
+}
+
+declare module './context.js' {
+  interface Deps {
+    /** The started modules, in order (store creation runs their `onStoreCreated`). */
+    modules: readonly Module[];
+  }
+}

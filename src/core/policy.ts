@@ -1,0 +1,208 @@
+import { Extensions, type MiddlewareFn } from 'type-graphql';
+import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import { AppError, notFound } from './errors.js';
+import { requireActor, type Actor, type Ctx, type StoreMembership } from './context.js';
+
+/**
+ * Authorization as data: every root GraphQL field declares one policy next to its resolver
+ * (`@Allow(...)`), and one checker (`policyGuard`) enforces it before the resolver runs.
+ * A root field without a policy is refused; a test walks the schema to prove none is missing.
+ */
+
+export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+const RANK: Record<Role, number> = { viewer: 1, editor: 2, admin: 3, owner: 4 };
+export const roleAtLeast = (role: string, min: Role) => (RANK[role as Role] ?? 0) >= RANK[min];
+
+/**
+ * Store permissions: the lowest role that holds it, and the OAuth scopes of which a token
+ * needs one. A token acts for the user who granted it, so both must hold (scope ∩ role).
+ */
+export const PERMISSIONS = {
+  /** Read any of the store's data (integrations masked). */
+  'store.read': { role: 'viewer', scopes: ['store.read'] },
+  /** Store settings and members. */
+  'store.manage': { role: 'admin', scopes: ['store.settings'] },
+  /** Delete the store or hand over ownership. */
+  'store.own': { role: 'owner', scopes: ['store.settings'] },
+  /** Leave a store (remove one's own membership): any role, but never with a read-only token. */
+  'store.leave': { role: 'viewer', scopes: ['store.settings', 'store.products', 'store.orders', 'store.integrations', 'store.finance'] },
+  'products.write': { role: 'editor', scopes: ['store.products'] },
+  'orders.write': { role: 'editor', scopes: ['store.orders'] },
+  'webhooks.read': { role: 'viewer', scopes: ['store.read', 'store.integrations'] },
+  'webhooks.write': { role: 'editor', scopes: ['store.integrations'] },
+  'finance.read': { role: 'viewer', scopes: ['store.finance', 'store.read'] },
+  'finance.write': { role: 'editor', scopes: ['store.finance'] },
+  'refunds.write': { role: 'admin', scopes: ['store.finance'] },
+  'inventory.write': { role: 'editor', scopes: ['store.products'] },
+  /** Template components, store templates, locales, pages, shipping, AI studios. */
+  'catalog.write': { role: 'editor', scopes: ['store.settings'] },
+  'promos.write': { role: 'admin', scopes: ['store.settings'] },
+  /** Configure, connect and install integrations; their webhook secrets. */
+  'integrations.write': { role: 'admin', scopes: ['store.integrations'] },
+  /** Carrier send/sendMany, payment select/checkout. */
+  'fulfillment.write': { role: 'editor', scopes: ['store.orders'] },
+} as const satisfies Record<string, { role: Role; scopes: readonly string[] }>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export type Policy =
+  /** Anyone, with or without a token (a presented token must still be valid). */
+  | { kind: 'public' }
+  /** Any signed-in caller; `session: true` refuses app tokens (account management). */
+  | { kind: 'user'; session?: boolean; scope?: string }
+  /** Platform administrators (sessions only). */
+  | { kind: 'platform' }
+  /**
+   * A permission in the store named by the argument `arg` (default `storeId`). With
+   * `optional`, a call without that argument falls back to that policy (marketplace reads).
+   */
+  | { kind: 'store'; permission: Permission; arg?: string; optional?: 'public' | 'user' }
+  /** The service decides, for the reason given (e.g. an order's payment token). */
+  | { kind: 'delegated'; reason: string };
+
+export const policies = {
+  public: (): Policy => ({ kind: 'public' }),
+  user: (opts: { session?: boolean; scope?: string } = {}): Policy => ({ kind: 'user', ...opts }),
+  platformAdmin: (): Policy => ({ kind: 'platform' }),
+  store: (permission: Permission, opts: { arg?: string; optional?: 'public' | 'user' } = {}): Policy => ({ kind: 'store', permission, ...opts }),
+  delegated: (reason: string): Policy => ({ kind: 'delegated', reason }),
+};
+
+/** Declares the policy of a Query, Mutation or Subscription field. */
+export const Allow = (policy: Policy) => Extensions({ policy });
+
+export function policyOf(field: GraphQLField<unknown, unknown>): Policy | undefined {
+  return (field.extensions as { policy?: Policy } | undefined)?.policy;
+}
+
+/** What the checker learned about the caller's place in a store, for services that need the role. */
+export async function membershipOf(ctx: Ctx, storeId: string): Promise<StoreMembership | null> {
+  const actor = requireActor(ctx);
+  const key = `${storeId}:${actor.userId}`;
+  let membership = ctx.memberships.get(key);
+  if (membership === undefined) {
+    const [row] = await ctx.em.execute<Array<{ role: string }>>('select role from store_members where store_id = ? and user_id = ?', [storeId, actor.userId]);
+    membership = row ? { storeId, userId: actor.userId, role: row.role } : null;
+    ctx.memberships.set(key, membership);
+  }
+  return membership;
+}
+
+export interface StoreAccess {
+  actor: Actor;
+  membership: StoreMembership;
+}
+
+/**
+ * The one store decision: a non-member learns nothing (404); a member whose role or token
+ * scope falls short is refused (403). Services that find the store from a record (an order's
+ * payment routes) call it themselves under a `delegated` policy.
+ */
+export async function requireStorePermission(ctx: Ctx, storeId: string, permission: Permission): Promise<StoreAccess> {
+  const actor = requireActor(ctx);
+  if (typeof storeId !== 'string' || !storeId) throw new AppError('VALIDATION_FAILED', 'storeId: is required', [{ path: 'storeId', message: 'is required' }]);
+  const membership = await membershipOf(ctx, storeId);
+  if (!membership) throw notFound('store');
+  const rule = PERMISSIONS[permission];
+  if (actor.scopes && !rule.scopes.some((s) => actor.scopes!.includes(s))) {
+    throw new AppError('FORBIDDEN', `This token lacks the scope ${rule.scopes.join(' or ')}`);
+  }
+  if (!roleAtLeast(membership.role, rule.role)) {
+    throw new AppError('FORBIDDEN', `This action needs the ${rule.role} role or higher in this store`);
+  }
+  return { actor, membership };
+}
+
+/** True when the caller holds the permission in the store, without throwing (masking decisions). */
+export async function holdsPermission(ctx: Ctx, storeId: string, permission: Permission): Promise<boolean> {
+  try {
+    await requireStorePermission(ctx, storeId, permission);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Enforces a declared policy for a root field called with `args`. */
+export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: Record<string, unknown>, field: string): Promise<void> {
+  // A presented token that is unknown, expired or revoked is refused everywhere, public fields included.
+  if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
+  if (!policy) {
+    // Transitional while the existing resolvers gain their @Allow: their services still check.
+    if (UNDECLARED_PASS) return;
+    throw new AppError('FORBIDDEN', `The field ${field} declares no authorization policy`);
+  }
+  switch (policy.kind) {
+    case 'public':
+    case 'delegated':
+      return;
+    case 'user': {
+      const actor = requireActor(ctx);
+      if (policy.session && actor.kind !== 'session') throw new AppError('FORBIDDEN', 'This action needs a session token, not an app token');
+      if (policy.scope && actor.scopes && !actor.scopes.includes(policy.scope)) throw new AppError('FORBIDDEN', `This token lacks the scope ${policy.scope}`);
+      return;
+    }
+    case 'platform': {
+      const actor = requireActor(ctx);
+      if (actor.kind !== 'session' || actor.platformRole !== 'admin') throw new AppError('FORBIDDEN', 'This action needs a platform administrator');
+      return;
+    }
+    case 'store': {
+      const storeId = args[policy.arg ?? 'storeId'];
+      if (storeId === undefined || storeId === null) {
+        if (policy.optional) return enforcePolicy(ctx, { kind: policy.optional }, args, field);
+        const path = policy.arg ?? 'storeId';
+        throw new AppError('VALIDATION_FAILED', `${path}: is required`, [{ path, message: 'is required' }]);
+      }
+      await requireStorePermission(ctx, String(storeId), policy.permission);
+      return;
+    }
+  }
+}
+
+const UNDECLARED_PASS = true;
+
+const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
+
+/** The checker: runs before every root field's resolver. */
+export const policyGuard: MiddlewareFn<Ctx> = async ({ context, args, info }, next) => {
+  if (!info.path.prev && ROOTS.has(info.parentType.name)) {
+    const field = info.parentType.getFields()[info.fieldName];
+    await enforcePolicy(context, policyOf(field), args, `${info.parentType.name}.${info.fieldName}`);
+  }
+  return next();
+};
+
+/** For a subscription's `subscribe`: the same check, at subscribe time. */
+export async function enforceFieldPolicy(ctx: Ctx, info: GraphQLResolveInfo, args: Record<string, unknown>): Promise<void> {
+  const field = info.parentType.getFields()[info.fieldName];
+  await enforcePolicy(ctx, policyOf(field), args, `${info.parentType.name}.${info.fieldName}`);
+}
+
+/** Every root field with its policy: for the schema test, OpenAPI and the docs table. */
+export function rootPolicies(schema: GraphQLSchema): Array<{ type: string; field: string; policy: Policy | undefined }> {
+  const out: Array<{ type: string; field: string; policy: Policy | undefined }> = [];
+  for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+    if (!type) continue;
+    for (const field of Object.values(type.getFields())) out.push({ type: type.name, field: field.name, policy: policyOf(field) });
+  }
+  return out;
+}
+
+/** A short human form: `public`, `user`, `platform admin`, `store: products.write`, ... */
+export function describePolicy(p: Policy | undefined): string {
+  if (!p) return 'none (refused)';
+  switch (p.kind) {
+    case 'public':
+      return 'public';
+    case 'user':
+      return p.session ? 'user (session)' : p.scope ? `user (${p.scope})` : 'user';
+    case 'platform':
+      return 'platform admin';
+    case 'store':
+      return `store: ${p.permission}${p.optional ? ` (without storeId: ${p.optional})` : ''}`;
+    case 'delegated':
+      return `delegated: ${p.reason}`;
+  }
+}
