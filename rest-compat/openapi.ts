@@ -13,7 +13,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { CompiledRoute } from './router.js';
-import { describePolicy, policyOf } from '../src/core/policy.js';
+import { describePolicy, PERMISSIONS, policyOf, type Policy } from '../src/core/policy.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,6 +40,29 @@ const ERRORS: Record<string, string> = {
   '429': 'Too many requests',
   '500': 'Unexpected error',
 };
+
+/**
+ * The route's security requirement, derived from its field's policy: alternatives of the bearer
+ * scheme with the OAuth scopes that may call it (any one suffices; sessions hold every scope),
+ * and an empty requirement where no token is needed.
+ */
+export function securityOf(policy: Policy | undefined): Json[] {
+  if (!policy) return [{ bearer: [] }];
+  switch (policy.kind) {
+    case 'public':
+      return [];
+    case 'delegated':
+      return policy.anonymous ? [{}, { bearer: [] }] : [{ bearer: [] }];
+    case 'user':
+      return [{ bearer: policy.scope ? [policy.scope] : [] }];
+    case 'platform':
+      return [{ bearer: [] }];
+    case 'store': {
+      const alternatives = PERMISSIONS[policy.permission].scopes.map((scope) => ({ bearer: [scope] }));
+      return policy.optional === 'public' ? [{}, ...alternatives] : alternatives;
+    }
+  }
+}
 
 /** OpenAPI 3.1 of every REST route, derived from the same table the router serves. */
 export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): Json {
@@ -90,7 +113,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
       for (let i = 2; usedIds.has(operationId); i++) operationId = `${operationId}${i}`;
       usedIds.add(operationId);
       const responses: Json = {
-        '200': { description: 'Accepted', content: { 'application/json': { schema: r.responseSchema ?? { type: 'object' } } } },
+        '200': { description: 'Accepted', content: { 'application/json': { schema: (typeof r.responseSchema === 'function' ? undefined : r.responseSchema) ?? { type: 'object' } } } },
         ...(r.extraResponses ?? {}),
       };
       for (const code of ['400', '401', '413', '500']) {
@@ -127,11 +150,14 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
           ? { description: STATUS_TEXT[204] }
           : {
               description: STATUS_TEXT[status],
-              content: { 'application/json': { schema: r.responseSchema ?? nullable(fieldDef.type) } },
+              content: { 'application/json': { schema: typeof r.responseSchema === 'function' ? r.responseSchema(toSchema(fieldDef.type)) : (r.responseSchema ?? nullable(fieldDef.type)) } },
             },
     };
     if (r.extraResponses) Object.assign(responses, r.extraResponses);
-    const codes = ['400', '500', ...(r.public ? [] : ['401', '403', '404']), ...(r.method !== 'GET' ? ['413'] : [])];
+    const policy = policyOf(fieldDef);
+    const anonymous = policy?.kind === 'public';
+    // A presented bearer token that is not valid is refused on every route, public ones too.
+    const codes = ['400', '401', '500', ...(anonymous ? [] : ['403', '404']), ...(r.method !== 'GET' ? ['413'] : [])];
     for (const code of codes.sort()) {
       responses[code] = { description: ERRORS[code], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
     }
@@ -146,8 +172,8 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
         ? { requestBody: { required: isNonNullType(bodyArg.type), content: { 'application/json': { schema: toSchema(bodyArg.type) } } } }
         : {}),
       responses,
-      ...(r.public ? { security: [] } : {}),
-      'x-souk-policy': describePolicy(policyOf(fieldDef)),
+      security: securityOf(policy),
+      'x-souk-policy': describePolicy(policy),
     };
     (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
   }
@@ -182,6 +208,16 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[]): 
     security: [{ bearer: [] }],
     tags,
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A session token (every scope) or an OAuth app token (its granted scopes). An operation's requirement lists the scopes of which an app token needs one; the app then acts with the granting user's current role in the store, never more (scope ∩ role).",
+        },
+      },
+    },
   };
 }
