@@ -2,12 +2,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import 'reflect-metadata';
-import { buildSchema, Query, Resolver } from 'type-graphql';
-import { graphql, type GraphQLSchema } from 'graphql';
+import { buildSchema, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { graphql, parse, subscribe, type GraphQLSchema } from 'graphql';
 import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
 import { gqlSubscribe, STORE_EVENTS } from './sse-client.js';
 import { createSchema } from '../src/server/schema.js';
-import { Allow, PERMISSIONS, policies, policyGuard, rootPolicies } from '../src/core/policy.js';
+import { pubSub } from '../src/events/pubsub.js';
+import { Allow, guardSubscriptions, PERMISSIONS, policies, policyGuard, rootPolicies } from '../src/core/policy.js';
 import type { Ctx } from '../src/core/context.js';
 import { issueToken } from '../src/domains/auth/auth.service.js';
 import { policiesMarkdown, POLICIES_DOC } from '../scripts/policies.js';
@@ -50,8 +51,24 @@ describe('every root field declares a policy', () => {
   });
 
   test('a field without a policy is refused, even for a platform admin; the same field with one answers', async () => {
+    let opened = 0;
+    async function* ticks() {
+      opened++;
+      yield 'tick';
+    }
     @Resolver()
     class ProbeResolver {
+      @Subscription(() => String, { subscribe: () => ticks() })
+      undeclaredTicks(@Root() tick: string): string {
+        return tick;
+      }
+
+      @Allow(policies.user())
+      @Subscription(() => String, { subscribe: () => ticks() })
+      declaredTicks(@Root() tick: string): string {
+        return tick;
+      }
+
       @Query(() => String)
       undeclared(): string {
         return 'leaked';
@@ -63,7 +80,7 @@ describe('every root field declares a policy', () => {
         return 'ok';
       }
     }
-    const probe = await buildSchema({ resolvers: [ProbeResolver], globalMiddlewares: [policyGuard] });
+    const probe = guardSubscriptions(await buildSchema({ resolvers: [ProbeResolver], pubSub, globalMiddlewares: [policyGuard] }));
     const ctx = {
       actor: { userId: 'usr_x', tokenId: 'tok_x', kind: 'session', scopes: null, appId: null, platformRole: 'admin' },
       authFailure: null,
@@ -76,6 +93,14 @@ describe('every root field declares a policy', () => {
     const answered = await graphql({ schema: probe, source: '{ declared }', contextValue: ctx });
     assert.deepEqual(answered.errors, undefined);
     assert.equal((answered.data as { declared: string }).declared, 'ok');
+
+    // Subscriptions are refused when they subscribe: the source stream is never opened.
+    const refusedStream = (await subscribe({ schema: probe, document: parse('subscription { undeclaredTicks }'), contextValue: ctx })) as { errors?: Array<{ originalError?: { code?: string } }> };
+    assert.equal(refusedStream.errors?.[0].originalError?.code, 'FORBIDDEN');
+    assert.equal(opened, 0);
+    const stream = (await subscribe({ schema: probe, document: parse('subscription { declaredTicks }'), contextValue: ctx })) as AsyncIterableIterator<{ data?: unknown }>;
+    assert.deepEqual({ ...((await stream.next()).value?.data as object) }, { declaredTicks: 'tick' });
+    assert.equal(opened, 1);
   });
 });
 

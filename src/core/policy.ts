@@ -164,7 +164,7 @@ const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
 
 /**
  * The checker: runs before every root field's resolver. A subscription's field resolves once
- * per event; its policy was enforced when it subscribed (`enforceFieldPolicy`).
+ * per event; its policy was enforced when it subscribed (`guardSubscriptions`).
  */
 export const policyGuard: MiddlewareFn<Ctx> = async ({ context, args, info }, next) => {
   if (!info.path.prev && ROOTS.has(info.parentType.name) && info.operation.operation !== 'subscription') {
@@ -178,6 +178,23 @@ export const policyGuard: MiddlewareFn<Ctx> = async ({ context, args, info }, ne
 export async function enforceFieldPolicy(ctx: Ctx, info: GraphQLResolveInfo, args: Record<string, unknown>): Promise<void> {
   const field = info.parentType.getFields()[info.fieldName];
   await enforcePolicy(ctx, policyOf(field), args, `${info.parentType.name}.${info.fieldName}`);
+}
+
+/**
+ * Middlewares run when a field resolves, which for a subscription is once per event, after it
+ * started: every Subscription field's `subscribe` is wrapped here so its policy is enforced
+ * before the stream opens, whether or not its resolver remembers to.
+ */
+export function guardSubscriptions(schema: GraphQLSchema): GraphQLSchema {
+  for (const field of Object.values(schema.getSubscriptionType()?.getFields() ?? {})) {
+    const subscribe = field.subscribe;
+    if (!subscribe) continue;
+    field.subscribe = async (source, args, ctx, info) => {
+      await enforceFieldPolicy(ctx as Ctx, info, args);
+      return subscribe(source, args, ctx, info);
+    };
+  }
+  return schema;
 }
 
 /** Every root field with its policy: for the schema test, OpenAPI and the docs table. */

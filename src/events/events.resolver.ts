@@ -1,6 +1,6 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { Ctx } from '../core/context.js';
-import { Allow, enforceFieldPolicy, policies } from '../core/policy.js';
+import { Allow, policies } from '../core/policy.js';
 import { StoreEventPage, StoreEventType } from './events.types.js';
 import * as events from './events.service.js';
 import type { StoreEventView } from './events.service.js';
@@ -23,11 +23,8 @@ export class EventsResolver {
   @Allow(policies.store('store.read'))
   @Subscription(() => StoreEventType, {
     description: "A store's events as they commit, in commit order; members only.",
-    // The policy is enforced here, once, before the subscription starts.
-    subscribe: async ({ args, context, info }) => {
-      await enforceFieldPolicy(context as Ctx, info, args);
-      return events.subscribeStoreEvents(context as Ctx, args.storeId as string, args.events as string[] | null | undefined);
-    },
+    // Its policy is enforced before this runs (guardSubscriptions).
+    subscribe: ({ args, context }) => events.subscribeStoreEvents(context as Ctx, args.storeId as string, args.events as string[] | null | undefined),
   })
   storeEvents(
     @Root() event: StoreEventView,
