@@ -24,6 +24,10 @@ export interface Config {
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** Chargily Pay v2 base URL (checkouts at `/api/v2/checkouts`); the test mode is `https://pay.chargily.net/test`. */
+  chargilyUrl: string;
+  /** Stripe API base URL. */
+  stripeUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +50,20 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
   return n;
+}
+
+/** A provider base URL: http(s) only, checked at start rather than at the first call. */
+function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an absolute http(s) URL`);
+  return raw.replace(/\/+$/, '');
 }
 
 /** Outside production an unset key is generated once and kept in the data dir. */
@@ -89,5 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
+    stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
   };
 }
