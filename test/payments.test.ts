@@ -107,6 +107,10 @@ describe('the order payment token', () => {
     assert.match(order.paymentToken, /^opt_[A-Za-z0-9_-]{43}$/);
     const read = await api('GET', `/v1/stores/${s.storeId}/orders/${order.id}`, { token: s.token });
     assert.equal(read.body.paymentToken, undefined);
+    const created = await api('GET', `/v1/stores/${s.storeId}/events?events=orderCreated&limit=200`, { token: s.token });
+    const payload = created.body.data.find((e: any) => e.data.order.id === order.id);
+    assert.ok(payload);
+    assert.ok(!JSON.stringify(payload).includes(order.paymentToken), 'the token is in no event payload');
     const t = order.paymentToken;
 
     assert.equal((await api('GET', `${pay(order.id)}/methods`, { token: t })).status, 200);
@@ -320,10 +324,14 @@ describe('checkout', () => {
     const refused = await checkout(s, order.id, 'stripe');
     assertProblem(refused, 502, 'BAD_GATEWAY');
     assert.ok(!refused.text.includes(s.stripeKey), 'no secret in the answer');
-    assert.equal((await integrationStatus(svc, s.storeId)).status, 'error');
+    const marked = await integrationStatus(svc, s.storeId);
+    assert.equal(marked.status, 'error');
+    assert.match(marked.last_error!, /refused the store's credentials/);
+    assert.ok(!marked.last_error!.includes(s.stripeKey));
     // The same payment is retried with the same Idempotency-Key once the provider answers again.
     const ok = await checkout(s, order.id, 'stripe');
     assert.equal(ok.status, 201, ok.text);
+    assert.equal((await integrationStatus(svc, s.storeId)).status, 'active');
     const keys = stripe.requests.filter((r) => r.form['metadata[orderId]'] === order.id).map((r) => r.headers['idempotency-key']);
     assert.equal(new Set(keys).size, 1);
     assert.equal(keys[0], ok.body.id);

@@ -8,7 +8,7 @@ import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
 import { StoreIntegration } from '../domains/integrations/integration.entity.js';
-import { Payment, Refund } from '../domains/payments/payment.entity.js';
+import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -28,5 +28,5 @@ export const ENTITIES = [
   WebhookDelivery,
   StoreIntegration,
   Payment,
-  Refund,
+  PaymentRefund,
 ];

@@ -70,7 +70,7 @@ export class Payment {
 }
 
 @Entity({ tableName: 'payment_refunds' })
-export class Refund {
+export class PaymentRefund {
   [OptionalProps]?: 'id' | 'reason' | 'providerRef' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })

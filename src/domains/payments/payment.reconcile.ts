@@ -2,7 +2,7 @@ import type { Deps } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
 import { getQueue } from '../../events/queue.js';
-import { Payment, Refund } from './payment.entity.js';
+import { Payment, PaymentRefund } from './payment.entity.js';
 import { paymentSettings } from './payment.providers.js';
 import { applyPaymentReport, refreshPayment, refreshRefund } from './payment.service.js';
 import { pruneIdempotency } from './idempotency.js';
@@ -49,7 +49,7 @@ export async function reconcilePayments(deps: Deps, opts: { quietMs?: number } =
       console.error(`souk: payment reconcile of ${p.id} failed: ${(err as Error).message}`);
     }
   }
-  const refunds = await em.find(Refund, { status: { $in: ['pending', 'requires_action'] }, providerRef: { $ne: null }, updatedAt: { $lte: quiet } }, { limit: BATCH });
+  const refunds = await em.find(PaymentRefund, { status: { $in: ['pending', 'requires_action'] }, providerRef: { $ne: null }, updatedAt: { $lte: quiet } }, { limit: BATCH });
   for (const r of refunds) {
     result.checked++;
     try {

@@ -8,7 +8,7 @@ import { Order } from '../orders/order.entity.js';
 import { changeOrder } from '../orders/order.service.js';
 import { markIntegration } from '../integrations/integration.access.js';
 import { ProviderError, type PaymentState, type ProviderCheckout, type RefundState } from '../../providers/payment.js';
-import { Payment, Refund } from './payment.entity.js';
+import { Payment, PaymentRefund } from './payment.entity.js';
 import type {
   OrderPaymentStatusType,
   PaymentCheckoutInput,
@@ -48,7 +48,7 @@ export function paymentView(p: Payment): PaymentType {
   };
 }
 
-export function refundView(r: Refund): RefundType {
+export function refundView(r: PaymentRefund): RefundType {
   return {
     id: r.id,
     paymentId: r.paymentId,
@@ -104,7 +104,7 @@ async function syncOrder(tx: TxCtx, order: Order, method?: string): Promise<void
   let status = 'unpaid';
   if (paid.length) {
     const paidTotal = sumMinor(paid.map((p) => p.amount));
-    const refunded = sumMinor((await tx.em.find(Refund, { orderId: order.id, status: 'succeeded' })).map((r) => r.amount));
+    const refunded = sumMinor((await tx.em.find(PaymentRefund, { orderId: order.id, status: 'succeeded' })).map((r) => r.amount));
     status = refunded >= paidTotal ? 'refunded' : refunded > 0 ? 'partially_refunded' : 'paid';
   } else if (payments.some((p) => OPEN_STATES.includes(p.status))) {
     status = 'pending';
@@ -191,6 +191,7 @@ async function preparePayment(
 export async function paymentMethods(ctx: Ctx, orderId: string, storeId: string | null | undefined): Promise<PaymentMethodsType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['fulfillment.write'], true);
   const [order] = await ctx.em.execute<Array<{ currency: string; payment_method: string | null }>>('select currency, payment_method from orders where id = ?', [ref.id]);
+  if (!order) throw notFound('order');
   const settings = await paymentSettings(ctx, ref.storeId);
   const data = methodOptions(ctx.deps.config, settings, order.currency);
   const usable = (m: string | null) => (m && data.some((o) => o.method === m && o.available) ? m : null);
@@ -215,9 +216,10 @@ async function loadPayment(ctx: Ctx, id: string): Promise<Payment> {
   return p;
 }
 
-/** Records what the provider said of the store's credentials. */
+/** Records what the provider said of the store's credentials: a refusal marks the integration `error`, a success `active`. */
 async function noteProviderOutcome(ctx: Ctx, storeId: string, err: unknown): Promise<void> {
-  if (err instanceof ProviderError && err.credentials) await markIntegration(ctx, storeId, 'payments', { ok: false, error: err.message });
+  if (!err) await markIntegration(ctx, storeId, 'payments', { ok: true });
+  else if (err instanceof ProviderError && err.credentials) await markIntegration(ctx, storeId, 'payments', { ok: false, error: err.message });
 }
 
 /** Calls the provider for a claimed payment and stores its checkout; the claim is released either way. */
@@ -245,6 +247,7 @@ async function createProviderCheckout(ctx: Ctx, payment: Payment): Promise<void>
     await noteProviderOutcome(ctx, payment.storeId, err);
     throw err;
   }
+  await noteProviderOutcome(ctx, payment.storeId, null);
   await transaction(ctx, async (tx) => {
     const order = await lockOrder(tx, payment.orderId);
     const p = await tx.em.findOneOrFail(Payment, { id: payment.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -367,7 +370,7 @@ export async function applyRefundReport(tx: TxCtx, refundId: string, report: { s
   const [row] = await tx.em.execute<Array<{ order_id: string }>>('select order_id from payment_refunds where id = ?', [refundId]);
   if (!row) return false;
   const order = await lockOrder(tx, row.order_id);
-  const refund = await tx.em.findOneOrFail(Refund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const refund = await tx.em.findOneOrFail(PaymentRefund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   let changed = false;
   if (report.providerRef && !refund.providerRef) {
     refund.providerRef = report.providerRef;
@@ -388,7 +391,7 @@ export async function refreshOrderPayments(ctx: Ctx, orderId: string, storeId: s
   const em = ctx.em.fork();
   const payments = await em.find(Payment, { orderId, status: { $in: OPEN_STATES }, provider: { $ne: 'cod' }, providerRef: { $ne: null } });
   for (const p of payments) await refreshPayment(ctx, p, settings);
-  const refunds = await em.find(Refund, { orderId, status: { $in: ['pending', 'requires_action'] }, providerRef: { $ne: null } });
+  const refunds = await em.find(PaymentRefund, { orderId, status: { $in: ['pending', 'requires_action'] }, providerRef: { $ne: null } });
   for (const r of refunds) await refreshRefund(ctx, r, settings);
 }
 
@@ -403,7 +406,7 @@ export async function refreshPayment(ctx: Ctx, p: Payment, settings: PaymentSett
   return transaction(ctx, (tx) => applyPaymentReport(tx, p.id, { state: result.state, chargeRef: result.chargeRef }));
 }
 
-export async function refreshRefund(ctx: Ctx, r: Refund, settings: PaymentSettings): Promise<boolean> {
+export async function refreshRefund(ctx: Ctx, r: PaymentRefund, settings: PaymentSettings): Promise<boolean> {
   const payment = await loadPayment(ctx, r.paymentId);
   let result;
   try {
@@ -420,9 +423,10 @@ export async function paymentStatus(ctx: Ctx, orderId: string, storeId: string |
   if (refresh !== null && refresh !== undefined && !['0', '1', 'true', 'false'].includes(refresh)) throw invalid('refresh', 'must be 1 or 0');
   if (refresh === '1' || refresh === 'true') await refreshOrderPayments(ctx, ref.id, ref.storeId);
   const em = ctx.em.fork();
-  const order = await em.findOneOrFail(Order, { id: ref.id });
+  const order = await em.findOne(Order, { id: ref.id });
+  if (!order) throw notFound('order');
   const payments = await em.find(Payment, { orderId: ref.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
-  const refunds = await em.find(Refund, { orderId: ref.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  const refunds = await em.find(PaymentRefund, { orderId: ref.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
   const current = payments.find((p) => p.status === 'paid') ?? payments[0] ?? null;
   return { paymentStatus: order.paymentStatus, payment: current ? paymentView(current) : null, refunds: refunds.map(refundView) };
 }
@@ -446,7 +450,7 @@ export async function refundPayment(
     }
     const payment = await tx.em.findOne(Payment, { orderId: order.id, status: 'paid' }, { orderBy: { paidAt: 'desc', id: 'desc' }, refresh: true });
     if (!payment) throw conflict('This order has no paid payment to refund');
-    const held = sumMinor((await tx.em.find(Refund, { paymentId: payment.id, status: { $in: COUNTED_REFUNDS } })).map((r) => r.amount));
+    const held = sumMinor((await tx.em.find(PaymentRefund, { paymentId: payment.id, status: { $in: COUNTED_REFUNDS } })).map((r) => r.amount));
     const rest = payment.amount - held;
     const amount = input.amount === null || input.amount === undefined ? rest : toMinor(input.amount, payment.currency, 'amount');
     if (amount <= 0) throw invalid('amount', input.amount === null || input.amount === undefined ? 'nothing is left to refund' : 'must be more than 0');
@@ -454,7 +458,7 @@ export async function refundPayment(
     const adapter = adapterOf(tx.deps.config, payment.provider);
     const manual = input.manual === true;
     if (!manual && !adapter.refunds) throw conflict(`${payment.provider} has no refund API: send manual: true to record money returned outside Souk`);
-    const refund = tx.em.create(Refund, {
+    const refund = tx.em.create(PaymentRefund, {
       storeId: order.storeId,
       orderId: order.id,
       paymentId: payment.id,
@@ -468,10 +472,10 @@ export async function refundPayment(
     return { refund, payment };
   });
   if (first.stored) return { refund: first.stored, replayed: true };
-  const { refund, payment } = first as { refund: Refund; payment: Payment };
+  const { refund, payment } = first as { refund: PaymentRefund; payment: Payment };
   try {
     if (!refund.manual) await sendRefund(ctx, refund, payment);
-    const view = refundView(await ctx.em.fork().findOneOrFail(Refund, { id: refund.id }));
+    const view = refundView(await ctx.em.fork().findOneOrFail(PaymentRefund, { id: refund.id }));
     if (key !== null) await storeAnswer(ctx, ref.id, 'refund', key, view);
     return { refund: view, replayed: false };
   } catch (err) {
@@ -485,7 +489,7 @@ export async function refundPayment(
  * refund id is the provider's Idempotency-Key. A failed call marks the refund failed; should the
  * provider have acted after all, its refund event (carrying our id) heals the record.
  */
-async function sendRefund(ctx: Ctx, refund: Refund, payment: Payment): Promise<void> {
+async function sendRefund(ctx: Ctx, refund: PaymentRefund, payment: Payment): Promise<void> {
   const settings = await paymentSettings(ctx, payment.storeId);
   let result;
   try {
@@ -506,12 +510,13 @@ async function sendRefund(ctx: Ctx, refund: Refund, payment: Payment): Promise<v
     await noteProviderOutcome(ctx, payment.storeId, err);
     throw err;
   }
+  await noteProviderOutcome(ctx, payment.storeId, null);
   await transaction(ctx, (tx) => applyRefundReport(tx, refund.id, { state: result.state, providerRef: result.ref }));
 }
 
 export async function refundStatus(ctx: Ctx, orderId: string, refundId: string, storeId: string | null | undefined): Promise<RefundType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['refunds.write', 'fulfillment.write'], false);
-  const refund = await ctx.em.fork().findOne(Refund, { id: refundId, orderId: ref.id });
+  const refund = await ctx.em.fork().findOne(PaymentRefund, { id: refundId, orderId: ref.id });
   if (!refund) throw notFound('refund');
   return refundView(refund);
 }
