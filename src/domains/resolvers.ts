@@ -7,6 +7,7 @@ import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
+import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
@@ -20,5 +21,6 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   OrderResolver,
   StatusResolver,
   WebhookResolver,
+  WebhookRedeliveryResolver,
   EventsResolver,
 ];

@@ -13,6 +13,8 @@ export interface DeliveryJob {
   event: string;
   timestamp: string;
   data: Record<string, unknown>;
+  /** The history entry this delivery sends again, for a manual redelivery. */
+  redeliveryOf?: string;
 }
 
 /**
