@@ -52,7 +52,7 @@ export function createQueue(deps: Deps): Queue {
     schedule: true,
     ...(deps.embedded ? { supervise: true, monitorIntervalSeconds: 60 } : {}),
   });
-  boss.on('error', (err) => console.error('queue error:', err.message));
+  boss.on('error', (err) => deps.log.error({ err: err.message }, 'queue error'));
   const wakers: Array<() => void> = [];
   return {
     boss,

@@ -118,6 +118,10 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowPrivate: deps.config.webhookAllowPrivate,
   });
+  deps.metrics?.delivery(result.status, result.responseTimeMs / 1000);
+  if (result.status === 'failed') {
+    deps.log.warn({ webhookId: webhook.id, event: job.event, deliveryId: job.deliveryId, statusCode: result.statusCode, error: result.error }, 'webhook delivery failed');
+  }
   return { ...result, ...base };
 }
 
@@ -207,7 +211,7 @@ export class DeliveryPump {
       try {
         jobs = await this.queue.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: room });
       } catch (err) {
-        console.error('delivery fetch failed:', (err as Error).message);
+        this.deps.log.error({ err: (err as Error).message }, 'delivery fetch failed');
       }
       if (!jobs.length) {
         await this.sleep(POLL_MS);
@@ -224,7 +228,7 @@ export class DeliveryPump {
       hooks = await loadBatch(this.deps.orm.em.fork() as EntityManager, jobs.map((j) => j.data));
     } catch (err) {
       // Left active: the queue hands them out again once they expire.
-      console.error('delivery batch load failed:', (err as Error).message);
+      this.deps.log.error({ err: (err as Error).message }, 'delivery batch load failed');
       this.release(jobs.length);
       return;
     }
@@ -256,7 +260,7 @@ export class DeliveryPump {
         await recordAttempts(this.deps.orm.em.fork() as EntityManager, attempts);
         await this.queue.boss.complete(DELIVERY_QUEUE, group.map((g) => g.jobId));
       } catch (err) {
-        console.error('recording deliveries failed:', (err as Error).message);
+        this.deps.log.error({ err: (err as Error).message }, 'recording deliveries failed');
       }
       this.release(group.length);
     }

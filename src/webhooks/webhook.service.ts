@@ -63,7 +63,7 @@ function checkUrl(ctx: Ctx, url: string, path = 'url'): string {
   }
   const allowHttp = ctx.deps.config.webhookAllowHttp;
   if (u.protocol !== 'https:' && !(allowHttp && u.protocol === 'http:')) {
-    throw invalid(path, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+    throw invalid(path, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL (SOUK_WEBHOOK_ALLOW_HTTP=1 allows http://)');
   }
   if (!u.hostname) throw invalid(path, 'must name a host');
   if (u.username || u.password) throw invalid(path, 'must not carry credentials');
