@@ -28,6 +28,13 @@ export interface Config {
   chargilyUrl: string;
   /** Stripe API base URL. */
   stripeUrl: string;
+  /** GraphQL introspection (on unless SOUK_GRAPHQL_INTROSPECTION=0). */
+  graphqlIntrospection: boolean;
+  /** Origins allowed by CORS; `*` allows any origin without credentials. */
+  corsOrigins: string[];
+  /** Serve Prometheus metrics at GET /metrics (SOUK_METRICS=1) and/or on their own port. */
+  metrics: boolean;
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {}
@@ -80,6 +87,16 @@ function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: str
   return key;
 }
 
+/** A comma list of origins; unset: none in production, any (`*`, no credentials) elsewhere. */
+function corsOrigins(raw: string | undefined, production: boolean): string[] {
+  if (raw === undefined) return production ? [] : ['*'];
+  const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of list) {
+    if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`SOUK_CORS_ORIGINS: "${o}" is not an origin like https://shop.example`);
+  }
+  return list;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.SOUK_DATA_DIR || './.data');
@@ -109,5 +126,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
     chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
     stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
+    graphqlIntrospection: env.SOUK_GRAPHQL_INTROSPECTION === undefined || env.SOUK_GRAPHQL_INTROSPECTION === '' ? true : flag(env.SOUK_GRAPHQL_INTROSPECTION),
+    corsOrigins: corsOrigins(env.SOUK_CORS_ORIGINS, production),
+    metrics: flag(env.SOUK_METRICS),
+    metricsPort: env.SOUK_METRICS_PORT ? intVar(env, 'SOUK_METRICS_PORT', 0, 1, 65535) : null,
   };
 }
