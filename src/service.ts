@@ -14,6 +14,7 @@ import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
+import { dashboardModule } from './server/dashboard.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
@@ -29,6 +30,7 @@ export const MODULES: readonly Module[] = [
   eventStreamModule,
   statusesModule,
   paymentsModule,
+  dashboardModule,
 ];
 
 export interface Service {
