@@ -64,7 +64,9 @@ describe('CRUD', () => {
       body: { customerName: '  Ada  ', customerPhone: '+213555000000', items: [{ productId: tea.id, quantity: 2 }, { name: 'Cup', price: 1.25 }], metadata: { channel: 'web' } },
     });
     assert.equal(created.status, 201, created.text);
-    const o = created.body;
+    // The payment token is in the create response only (CONTRACT-2 section 9).
+    const { paymentToken, ...o } = created.body;
+    assert.match(paymentToken, /^opt_/);
     assert.deepEqual(Object.keys(o).sort(), FIELDS);
     assert.match(o.id, /^ord_/);
     assert.equal(o.storeId, s.storeId);
