@@ -175,7 +175,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
 
   const compiled = compileRoutes(schema);
-  const openapi = buildOpenApi(schema, compiled);
+  const openapi = buildOpenApi(schema, compiled, deps.config.publicUrl);
   // Routes modules serve outside the table (event streams) are documented beside it.
   for (const m of deps.modules) if (m.http?.paths) Object.assign(openapi.paths as OpenApiPaths, m.http.paths);
   app.get('/v1/openapi.json', async () => openapi);
