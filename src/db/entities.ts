@@ -7,6 +7,10 @@ import { OutboxMail } from '../lib/mail.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
+import { TemplateComponent } from '../domains/templates/component.entity.js';
+import { StoreTemplate, StoreTemplateLocale } from '../domains/templates/store-template.entity.js';
+import { ShippingMethod, ShippingPrice } from '../domains/shipping/shipping.entity.js';
+import { Page, PageRedirect } from '../domains/pages/page.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -24,4 +28,11 @@ export const ENTITIES = [
   OrderStatus,
   Webhook,
   WebhookDelivery,
+  TemplateComponent,
+  StoreTemplate,
+  StoreTemplateLocale,
+  ShippingPrice,
+  ShippingMethod,
+  Page,
+  PageRedirect,
 ];

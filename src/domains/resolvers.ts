@@ -8,6 +8,11 @@ import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { TemplateComponentResolver } from './templates/component.resolver.js';
+import { StoreTemplateResolver } from './templates/store-template.resolver.js';
+import { ShippingResolver } from './shipping/shipping.resolver.js';
+import { PageResolver } from './pages/page.resolver.js';
+import { OptionsResolver } from './options/options.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -21,4 +26,9 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   StatusResolver,
   WebhookResolver,
   EventsResolver,
+  TemplateComponentResolver,
+  StoreTemplateResolver,
+  ShippingResolver,
+  PageResolver,
+  OptionsResolver,
 ];
