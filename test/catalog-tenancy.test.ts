@@ -149,4 +149,22 @@ describe('tenancy matrix of the catalog routes', () => {
     // A presented token must still be valid.
     assertProblem(await api('GET', '/v1/configs', { token: 'not-a-token' }), 401, 'UNAUTHENTICATED');
   });
+
+  test('deleting a store takes its whole catalog with it', async () => {
+    const gone = await ownerWithStore(api);
+    const post = async (path: string, body: unknown) => (await api('POST', `${path}?storeId=${gone.storeId}`, { token: gone.token, body })).body.id as string;
+    const price = await post('/v1/shipping_prices', { name: 'p', prices: { DZ: { '16': { home: 1 } } } });
+    await post('/v1/shipping_methods', { name: 'm', shippingPriceId: price });
+    await post('/v1/template_components', { title: 't', code: '' });
+    const tpl = await post('/v1/store_templates', { name: 't' });
+    await api('POST', `/v1/store_templates/${tpl}/locales?storeId=${gone.storeId}`, { token: gone.token, body: { locale: 'en', messages: { a: 'b' } } });
+    const page = await post('/v1/pages', { title: 'p', slug: 'old', status: 'published' });
+    await api('PATCH', `/v1/pages/${page}?storeId=${gone.storeId}`, { token: gone.token, body: { slug: 'new' } });
+    assert.equal((await api('DELETE', `/v1/stores/${gone.storeId}`, { token: gone.token })).status, 204);
+    const sql = (t: string) => svc.service.deps.orm.em.fork().getConnection().execute(t, [gone.storeId]);
+    for (const table of ['shipping_prices', 'shipping_methods', 'template_components', 'store_templates', 'pages', 'page_redirects']) {
+      assert.equal((await sql(`select count(*)::int as n from ${table} where store_id = ?`))[0].n, 0, table);
+    }
+    assert.equal((await svc.service.deps.orm.em.fork().getConnection().execute('select count(*)::int as n from store_template_locales where template_id = ?', [tpl]))[0].n, 0);
+  });
 });
