@@ -82,7 +82,7 @@ describe('the public view', () => {
     const p = await create({ title: 'Shipping', slug: 'shipping-info', body: '# Delivery\n\nWe ship **everywhere**.\n\n| a | b |\n|---|---|\n| 1 | 2 |', status: 'published', seo: { title: 'Ship' } });
     const res = await view('shipping-info');
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     assert.deepEqual(Object.keys(body).sort(), ['html', 'seo', 'title', 'updatedAt']);
     assert.equal(body.title, 'Shipping');
     assert.match(body.html, /<h1>Delivery<\/h1>/);
@@ -128,7 +128,7 @@ describe('the public view', () => {
       '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>',
     ];
     const p = await create({ title: 'XSS', slug: 'xss', status: 'published', body: '[safe](https://example.com) and <a href="mailto:a@b.co">mail</a>\n\n' + vectors.join('\n\n') });
-    const body = await (await view('xss')).json();
+    const body = (await (await view('xss')).json()) as any;
     const html: string = body.html;
     assert.doesNotMatch(html, /<script/i);
     assert.doesNotMatch(html, /<svg/i);
@@ -174,10 +174,10 @@ describe('the public view', () => {
     // Followed by a client, the redirect lands on the page.
     const followed = await fetch(`${svc.url}${base}/view/returns?storeId=${owner.storeId}`);
     assert.equal(followed.status, 200);
-    assert.equal((await followed.json()).title, 'Returns');
+    assert.equal(((await followed.json()) as any).title, 'Returns');
     // A live page takes an old slug back; a draft's old slugs lead nowhere.
     const taker = await create({ title: 'New returns', slug: 'returns', status: 'published' });
-    assert.equal((await (await view('returns')).json()).title, 'New returns');
+    assert.equal(((await (await view('returns')).json()) as any).title, 'New returns');
     await api('PATCH', `${base}/${p.id}${q()}`, { token: owner.token, body: { status: 'draft' } });
     assert.equal((await view('refunds')).status, 404);
     assert.ok(taker.id);
