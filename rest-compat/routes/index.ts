@@ -8,6 +8,7 @@ import orders from './orders.js';
 import statuses from './statuses.js';
 import webhooks from './webhooks.js';
 import events from './events.js';
+import payments from './payments.js';
 import templateComponents from './template-components.js';
 import shipping from './shipping.js';
 import storeTemplates from './store-templates.js';
@@ -25,6 +26,7 @@ export const ROUTES: RestRoute[] = [
   ...statuses,
   ...webhooks,
   ...events,
+  ...payments,
   ...templateComponents,
   ...shipping,
   ...storeTemplates,

@@ -7,6 +7,8 @@ import { OutboxMail } from '../lib/mail.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
+import { StoreIntegration } from '../domains/integrations/integration.entity.js';
+import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
 import { TemplateComponent } from '../domains/templates/component.entity.js';
 import { StoreTemplate, StoreTemplateLocale } from '../domains/templates/store-template.entity.js';
 import { ShippingMethod, ShippingPrice } from '../domains/shipping/shipping.entity.js';
@@ -28,6 +30,9 @@ export const ENTITIES = [
   OrderStatus,
   Webhook,
   WebhookDelivery,
+  StoreIntegration,
+  Payment,
+  PaymentRefund,
   TemplateComponent,
   StoreTemplate,
   StoreTemplateLocale,

@@ -7,7 +7,9 @@ import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
+import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { PaymentResolver } from './payments/payment.resolver.js';
 import { TemplateComponentResolver } from './templates/component.resolver.js';
 import { StoreTemplateResolver } from './templates/store-template.resolver.js';
 import { ShippingResolver } from './shipping/shipping.resolver.js';
@@ -25,7 +27,9 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   OrderResolver,
   StatusResolver,
   WebhookResolver,
+  WebhookRedeliveryResolver,
   EventsResolver,
+  PaymentResolver,
   TemplateComponentResolver,
   StoreTemplateResolver,
   ShippingResolver,

@@ -81,7 +81,7 @@ export async function startOptionsCache(deps: Deps): Promise<OptionsCache> {
 
   await load();
   const listener = deps.embedded ? null : await listen(deps, (notified) => {
-    if (notified === null || notified > version) void refresh().catch((err) => console.error('options: reload failed:', (err as Error).message));
+    if (notified === null || notified > version) void refresh().catch((err) => deps.log.error({ err: (err as Error).message }, 'options: reload failed'));
   });
 
   return {
@@ -118,7 +118,7 @@ async function listen(deps: Deps, onChange: (version: number | null) => void) {
       c.removeAllListeners('notification');
       c.end().catch(() => {});
       if (!closed) {
-        console.error('options: LISTEN connection lost, reconnecting:', err?.message ?? 'closed');
+        deps.log.warn({ err: err?.message ?? 'closed' }, 'options: LISTEN connection lost, reconnecting');
         void reconnect();
       }
     };
@@ -146,7 +146,7 @@ async function listen(deps: Deps, onChange: (version: number | null) => void) {
         onChange(null);
         return;
       } catch (err) {
-        console.error('options: LISTEN reconnect failed:', (err as Error).message);
+        deps.log.error({ err: (err as Error).message }, 'options: LISTEN reconnect failed');
         delay = Math.min(delay * 2, RECONNECT_MAX_MS);
       }
     }

@@ -14,6 +14,7 @@ import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
+import { newPaymentToken } from '../payments/payment-token.js';
 
 export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
 
@@ -76,6 +77,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
     const status = await initialStatus(tx, storeId);
     const shippingCost = await orderShippingCost(tx, storeId, currency, input);
     const address = input.shippingAddress;
+    const token = newPaymentToken();
     const order = tx.em.create(Order, {
       storeId,
       currency,
@@ -98,11 +100,13 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       statusId: status.id,
       status: status.slug,
       metadata: input.metadata ?? {},
+      paymentTokenHash: token.hash,
     });
     await tx.em.flush();
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
-    return view;
+    // The token is shown once, to the creator; payloads and later reads never carry it.
+    return { ...view, paymentToken: token.token };
   });
 }
 
