@@ -9,6 +9,10 @@ import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
 import { StoreIntegration } from '../domains/integrations/integration.entity.js';
 import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
+import { TemplateComponent } from '../domains/templates/component.entity.js';
+import { StoreTemplate, StoreTemplateLocale } from '../domains/templates/store-template.entity.js';
+import { ShippingMethod, ShippingPrice } from '../domains/shipping/shipping.entity.js';
+import { Page, PageRedirect } from '../domains/pages/page.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -29,4 +33,11 @@ export const ENTITIES = [
   StoreIntegration,
   Payment,
   PaymentRefund,
+  TemplateComponent,
+  StoreTemplate,
+  StoreTemplateLocale,
+  ShippingPrice,
+  ShippingMethod,
+  Page,
+  PageRedirect,
 ];

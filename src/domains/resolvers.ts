@@ -10,6 +10,11 @@ import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
+import { TemplateComponentResolver } from './templates/component.resolver.js';
+import { StoreTemplateResolver } from './templates/store-template.resolver.js';
+import { ShippingResolver } from './shipping/shipping.resolver.js';
+import { PageResolver } from './pages/page.resolver.js';
+import { OptionsResolver } from './options/options.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -25,4 +30,9 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   WebhookRedeliveryResolver,
   EventsResolver,
   PaymentResolver,
+  TemplateComponentResolver,
+  StoreTemplateResolver,
+  ShippingResolver,
+  PageResolver,
+  OptionsResolver,
 ];
