@@ -24,6 +24,8 @@ export interface Config {
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** Yalidine's API base URL (tests point it at a local fake). */
+  yalidineUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +64,19 @@ function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: str
   return key;
 }
 
+/** A provider base URL: http(s) only, no trailing slash. */
+function providerUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL`);
+  return raw.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.SOUK_DATA_DIR || './.data');
@@ -89,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    yalidineUrl: providerUrl(env, 'SOUK_YALIDINE_URL', 'https://api.yalidine.app/v1'),
   };
 }

@@ -7,6 +7,8 @@ import { OutboxMail } from '../lib/mail.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
+import { StoreIntegration } from '../domains/integrations/integration.entity.js';
+import { CarrierWebhook, Parcel } from '../domains/carrier/parcel.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -24,4 +26,7 @@ export const ENTITIES = [
   OrderStatus,
   Webhook,
   WebhookDelivery,
+  StoreIntegration,
+  Parcel,
+  CarrierWebhook,
 ];
