@@ -129,7 +129,8 @@ function fieldError(e: ErrorObject): FieldError {
   const path = ['config', ...e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))];
   if (e.keyword === 'required') return { path: [...path, String(e.params.missingProperty)].join('.'), message: 'is required' };
   if (e.keyword === 'additionalProperties') return { path: [...path, String(e.params.additionalProperty)].join('.'), message: 'is not a known field' };
-  if (e.keyword === 'propertyNames') return { path: [...path, String(e.params.propertyName)].join('.'), message: 'is not a known name' };
+  // A key refused by `propertyNames` is reported by its subschema's error, which names it.
+  if (e.propertyName !== undefined) return { path: [...path, e.propertyName].join('.'), message: 'is not a known name' };
   if (e.keyword === 'enum') return { path: path.join('.'), message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
   return { path: path.join('.'), message: e.message ?? 'is invalid' };
 }
@@ -141,7 +142,6 @@ export function validateConfig(def: IntegrationKind, config: unknown): Record<st
     throw new AppError('PAYLOAD_TOO_LARGE', `config: must be at most ${MAX_CONFIG_BYTES} bytes of JSON`, [{ path: 'config', message: `must be at most ${MAX_CONFIG_BYTES} bytes of JSON` }]);
   }
   if (!def.validate(config)) {
-    // A propertyNames failure reports the name itself; Ajv reports it once more as the map's error.
     const first = fieldError(def.validate.errors![0]);
     throw new AppError('VALIDATION_FAILED', `${first.path}: ${first.message}`, [first]);
   }
