@@ -95,8 +95,9 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
   const parcel = await em.findOne(Parcel, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!parcel) return 'unknown';
   const now = new Date();
+  // Only the carrier's own clock orders news; news without a time is applied as it comes.
+  if (news.occurredAt && parcel.lastEventAt && news.occurredAt < parcel.lastEventAt) return 'stale';
   const at = news.occurredAt ?? now;
-  if (parcel.lastEventAt && at < parcel.lastEventAt) return 'stale';
 
   const before = { status: parcel.status, rawStatus: parcel.rawStatus, tracking: parcel.tracking, labelUrl: parcel.labelUrl };
   if (news.tracking && !parcel.tracking) parcel.tracking = news.tracking;
@@ -112,7 +113,7 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
   if (parcel.status !== 'creating') parcel.claimedUntil = null;
   const moved = parcel.status !== before.status || parcel.rawStatus !== before.rawStatus;
   if (moved) parcel.history = [...parcel.history, { status: parcel.status, rawStatus: parcel.rawStatus, reason: news.reason, occurredAt: at.toISOString(), source }];
-  parcel.lastEventAt = parcel.lastEventAt && parcel.lastEventAt > at ? parcel.lastEventAt : at;
+  if (news.occurredAt && !(parcel.lastEventAt && parcel.lastEventAt > news.occurredAt)) parcel.lastEventAt = news.occurredAt;
   parcel.checkedAt = now;
   parcel.updatedAt = now;
   await em.flush();
@@ -198,7 +199,7 @@ function recipientOf(order: Order, req: SendRequest, wilayas: Map<number, Carrie
 }
 
 /** Claims the orders: a `creating` row per order, committed before any carrier call. */
-async function claim(ctx: Ctx, handle: CarrierHandle, requests: SendRequest[], wilayas: Map<number, CarrierWilaya>, failed: CarrierSendFailureType[]): Promise<Claim[]> {
+async function claim(ctx: Ctx, handle: CarrierHandle, requests: SendRequest[], wilayas: Map<number, CarrierWilaya>, failed: CarrierSendFailureType[] | null): Promise<Claim[]> {
   return transaction(ctx, async (tx) => {
     const em = tx.em;
     const ids = requests.map((r) => r.orderId);
@@ -245,7 +246,8 @@ async function claim(ctx: Ctx, handle: CarrierHandle, requests: SendRequest[], w
         });
         claims.push({ parcelId: parcel.id, orderId: order.id, recipient, stopDeskId, codAmount, productList: productList(order), absent: true });
       } catch (err) {
-        if (!(err instanceof Refusal) || requests.length === 1) throw err instanceof Refusal ? asAppError(err) : err;
+        // One order: its refusal is the call's error; many: each is listed.
+        if (!(err instanceof Refusal) || !failed) throw err instanceof Refusal ? asAppError(err) : err;
         failed.push({ orderId: req.orderId, code: err.code, message: err.message });
       }
     }
@@ -284,13 +286,13 @@ async function communeNames(ctx: Ctx, handle: CarrierHandle, claims: Claim[]): P
  * The send pipeline, for one order or many: claim (committed), look up what an earlier
  * unanswered call may have created, create the rest in one carrier call, settle.
  */
-async function ship(ctx: Ctx, storeId: string, requests: SendRequest[]): Promise<CarrierSendManyResult> {
+async function ship(ctx: Ctx, storeId: string, requests: SendRequest[], batch: boolean): Promise<CarrierSendManyResult> {
   const handle = await requireCarrier(ctx, storeId);
   const wilayas = new Map((await carrierWilayas(ctx, handle)).map((w) => [w.code, w]));
   const from = wilayas.get(handle.fromWilaya);
   if (!from) throw new AppError('NOT_CONFIGURED', `The carrier does not know the integration's fromWilaya ${handle.fromWilaya}`);
   const failed: CarrierSendFailureType[] = [];
-  const claims = await claim(ctx, handle, requests, wilayas, failed);
+  const claims = await claim(ctx, handle, requests, wilayas, batch ? failed : null);
   const outcomes = new Map<string, CreateOutcome>();
   const fail = (c: Claim, code: ErrorCode, message: string) => failed.push({ orderId: c.orderId, code, message });
   let pending = claims;
@@ -372,7 +374,7 @@ async function settle(ctx: Ctx, handle: CarrierHandle, claims: Claim[], outcomes
     await transaction(ctx, async (tx) => {
       for (const c of created) {
         const o = outcomes.get(c.parcelId) as { ok: true; parcel: CarrierParcelState };
-        await applyNews(tx, handle, { ...newsOf(o.parcel), orderId: c.orderId, occurredAt: o.parcel.occurredAt ?? new Date() }, 'send');
+        await applyNews(tx, handle, { ...newsOf(o.parcel), orderId: c.orderId }, 'send');
       }
     });
     const rows = await ctx.em.fork().find(Parcel, { id: { $in: created.map((c) => c.parcelId) } }, { orderBy: { id: 'asc' } });
@@ -383,7 +385,7 @@ async function settle(ctx: Ctx, handle: CarrierHandle, claims: Claim[], outcomes
 
 /** POST /send: one order → 201 Parcel; every refusal is this call's error. */
 export async function sendParcel(ctx: Ctx, storeId: string, input: CarrierSendInput): Promise<ParcelType> {
-  const { data, failed } = await ship(ctx, storeId, [input]);
+  const { data, failed } = await ship(ctx, storeId, [input], false);
   if (data[0]) return data[0];
   const f = failed[0];
   throw new AppError(f.code as ErrorCode, f.message, f.code === 'VALIDATION_FAILED' ? [{ path: 'orderId', message: f.message }] : undefined);
@@ -393,7 +395,7 @@ export async function sendParcel(ctx: Ctx, storeId: string, input: CarrierSendIn
 export async function sendParcels(ctx: Ctx, storeId: string, orderIds: string[]): Promise<CarrierSendManyResult> {
   const ids = [...new Set(orderIds)];
   if (!ids.length || ids.length > 100) throw invalid('orderIds', 'must hold 1 to 100 ids');
-  return ship(ctx, storeId, ids.map((orderId) => ({ orderId })));
+  return ship(ctx, storeId, ids.map((orderId) => ({ orderId })), true);
 }
 
 /** Cancels at the carrier a parcel it has not picked up yet; the order may then be sent again. */
@@ -406,7 +408,7 @@ export async function cancelParcel(ctx: Ctx, storeId: string, parcelId: string):
   const cancelled = await callCarrier(ctx, handle, (a) => a.cancel(parcel.tracking!));
   if (!cancelled) throw conflict('The carrier refused to cancel the parcel (it may have been picked up already)');
   await transaction(ctx, (tx) =>
-    applyNews(tx, handle, { tracking: parcel.tracking, orderId: parcel.orderId, status: 'cancelled', rawStatus: null, reason: null, occurredAt: new Date(), paymentStatus: null, labelUrl: null, deliveryFee: null }, 'cancel'),
+    applyNews(tx, handle, { tracking: parcel.tracking, orderId: parcel.orderId, status: 'cancelled', rawStatus: null, reason: null, occurredAt: null, paymentStatus: null, labelUrl: null, deliveryFee: null }, 'cancel'),
   );
   // The transaction wrote through its own fork: read the parcel afresh.
   return getParcel({ ...ctx, em: ctx.em.fork() as Ctx['em'] }, storeId, parcelId);
