@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx, Deps } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
@@ -10,7 +11,8 @@ import { DEFAULT_ORDER_STATUS_MAP, wilayaCode } from '../integrations/integratio
 export interface CarrierHandle {
   storeId: string;
   provider: string;
-  apiId: string;
+  /** Names the carrier account in caches (a hash of its credentials: other credentials miss). */
+  account: string;
   adapter: CarrierAdapter;
   fromWilaya: number;
   /** Parcel status → order status slug. */
@@ -42,7 +44,7 @@ export function handleOf(deps: Deps, storeId: string, loaded: LoadedIntegration 
   return {
     storeId,
     provider: loaded.row.provider ?? 'yalidine',
-    apiId,
+    account: createHash('sha256').update(`${apiId}\n${token}`).digest('base64url'),
     adapter: adapterFor(deps, loaded.row.provider ?? 'yalidine', apiId, token),
     fromWilaya: from,
     statusMap: map && typeof map === 'object' ? (map as Record<string, string>) : DEFAULT_ORDER_STATUS_MAP,
@@ -83,7 +85,7 @@ export async function callCarrier<T>(ctx: Ctx, handle: CarrierHandle, fn: (a: Ca
   }
 }
 
-/** Reference data changes rarely: kept for a day per carrier account, in each process. */
+/** Reference data changes rarely: kept for a day per carrier account and credentials, in each process. */
 const CACHE_MS = 24 * 3600_000;
 const cache = new Map<string, { expires: number; value: Promise<unknown> }>();
 
@@ -98,9 +100,9 @@ function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
 }
 
 export function carrierWilayas(ctx: Ctx, handle: CarrierHandle): Promise<CarrierWilaya[]> {
-  return callCarrier(ctx, handle, (a) => cached(`${handle.provider}|${handle.apiId}|wilayas`, () => a.wilayas()));
+  return callCarrier(ctx, handle, (a) => cached(`${handle.provider}|${handle.account}|wilayas`, () => a.wilayas()));
 }
 
 export function carrierCommunes(ctx: Ctx, handle: CarrierHandle, wilaya?: number): Promise<CarrierCommune[]> {
-  return callCarrier(ctx, handle, (a) => cached(`${handle.provider}|${handle.apiId}|communes|${wilaya ?? '*'}`, () => a.communes(wilaya)));
+  return callCarrier(ctx, handle, (a) => cached(`${handle.provider}|${handle.account}|communes|${wilaya ?? '*'}`, () => a.communes(wilaya)));
 }

@@ -99,7 +99,7 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
   if (news.occurredAt && parcel.lastEventAt && news.occurredAt < parcel.lastEventAt) return 'stale';
   const at = news.occurredAt ?? now;
 
-  const before = { status: parcel.status, rawStatus: parcel.rawStatus, tracking: parcel.tracking, labelUrl: parcel.labelUrl };
+  const before = { status: parcel.status, rawStatus: parcel.rawStatus, tracking: parcel.tracking, labelUrl: parcel.labelUrl, paymentStatus: parcel.paymentStatus, deliveryFee: parcel.deliveryFee };
   if (news.tracking && !parcel.tracking) parcel.tracking = news.tracking;
   if (news.labelUrl && !parcel.labelUrl) parcel.labelUrl = news.labelUrl;
   if (!FINAL_PARCEL_STATUSES.includes(parcel.status)) {
@@ -114,20 +114,30 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
   const moved = parcel.status !== before.status || parcel.rawStatus !== before.rawStatus;
   if (moved) parcel.history = [...parcel.history, { status: parcel.status, rawStatus: parcel.rawStatus, reason: news.reason, occurredAt: at.toISOString(), source }];
   if (news.occurredAt && !(parcel.lastEventAt && parcel.lastEventAt > news.occurredAt)) parcel.lastEventAt = news.occurredAt;
+  const shown = parcel.status !== before.status || parcel.tracking !== before.tracking || parcel.labelUrl !== before.labelUrl;
+  const changed = moved || shown || parcel.paymentStatus !== before.paymentStatus || parcel.deliveryFee !== before.deliveryFee;
   parcel.checkedAt = now;
-  parcel.updatedAt = now;
+  if (changed) parcel.updatedAt = now;
   await em.flush();
 
-  const shown = parcel.status !== before.status || parcel.tracking !== before.tracking || parcel.labelUrl !== before.labelUrl;
   if (order && shown) {
     const fromKind = status ? (await em.findOne(OrderStatus, { id: order.statusId }))?.kind : undefined;
     const statusMoves = !!status && parcel.status !== before.status && status.id !== order.statusId && moveAllowed(fromKind, status);
-    await changeOrder(tx, order, (o) => {
-      o.fulfillment = { parcelId: parcel.id, tracking: parcel.tracking, status: parcel.status, labelUrl: parcel.labelUrl };
-      if (statusMoves) setStatus(o, status!);
-    });
+    const fulfillment = { parcelId: parcel.id, tracking: parcel.tracking, status: parcel.status, labelUrl: parcel.labelUrl };
+    try {
+      await changeOrder(tx, order, (o) => {
+        o.fulfillment = fulfillment;
+        if (statusMoves) setStatus(o, status!);
+      });
+    } catch (err) {
+      // The order service refused the move (409, e.g. stock): the parcel's news still reaches the order.
+      if (!statusMoves || !(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+      await changeOrder(tx, order, (o) => {
+        o.fulfillment = fulfillment;
+      });
+    }
   }
-  return moved || shown ? 'applied' : 'unchanged';
+  return changed ? 'applied' : 'unchanged';
 }
 
 // ---- sending ----

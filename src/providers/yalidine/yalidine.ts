@@ -159,7 +159,9 @@ export class YalidineCarrier implements CarrierAdapter {
   private async list<T>(path: string, query: Record<string, string> = {}): Promise<T[]> {
     const out: T[] = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
-      const { data } = await this.call<ListPage<T>>('GET', path, { ...query, page: String(page), page_size: String(PAGE_SIZE) });
+      const { data } = await this.call<ListPage<T> | T[]>('GET', path, { ...query, page: String(page), page_size: String(PAGE_SIZE) });
+      // Yalidine pages every list; a bare array is taken as the whole list.
+      if (Array.isArray(data)) return data;
       out.push(...(data.data ?? []));
       if (!data.has_more) break;
     }
@@ -168,20 +170,20 @@ export class YalidineCarrier implements CarrierAdapter {
 
   async test(): Promise<{ latencyMs: number; quota: CarrierQuota | null }> {
     const started = performance.now();
-    const { quota } = await this.call('GET', '/wilayas/', { page_size: '1' });
+    const { quota } = await this.call('GET', '/wilayas', { page_size: '1' });
     return { latencyMs: Math.round(performance.now() - started), quota };
   }
 
   async wilayas(): Promise<CarrierWilaya[]> {
-    const rows = await this.list<{ id: number; name: string; is_deliverable?: number | boolean }>('/wilayas/');
+    const rows = await this.list<{ id: number; name: string; is_deliverable?: number | boolean }>('/wilayas');
     return rows.map((w) => ({ code: Number(w.id), name: w.name, deliverable: !!w.is_deliverable }));
   }
 
   async communes(wilayaCode?: number): Promise<CarrierCommune[]> {
     const q: Record<string, string> = wilayaCode ? { wilaya_id: String(wilayaCode) } : {};
     const [communes, centers] = await Promise.all([
-      this.list<{ id: number; name: string; wilaya_id: number; is_deliverable?: number | boolean }>('/communes/', q),
-      this.list<{ center_id: number; name: string; address?: string | null; commune_id: number }>('/centers/', q),
+      this.list<{ id: number; name: string; wilaya_id: number; is_deliverable?: number | boolean }>('/communes', q),
+      this.list<{ center_id: number; name: string; address?: string | null; commune_id: number }>('/centers', q),
     ]);
     const desks = new Map<string, CarrierCommune['stopDesks']>();
     for (const c of centers) {
@@ -202,7 +204,7 @@ export class YalidineCarrier implements CarrierAdapter {
   async fees(fromWilaya: number, toWilaya: number): Promise<CarrierFees> {
     const { data } = await this.call<{ oversize_fee?: number; per_commune?: Record<string, { commune_id: number; express_home?: number | null; express_desk?: number | null }> }>(
       'GET',
-      '/fees/',
+      '/fees',
       { from_wilaya_id: String(fromWilaya), to_wilaya_id: String(toWilaya) },
     );
     return {
@@ -240,7 +242,7 @@ export class YalidineCarrier implements CarrierAdapter {
       ...(p.stopDeskId !== null ? { stopdesk_id: p.stopDeskId } : {}),
       has_exchange: false,
     }));
-    const { data } = await this.call<Record<string, { success?: boolean; tracking?: string; label?: string | null; message?: string }>>('POST', '/parcels/', undefined, body);
+    const { data } = await this.call<Record<string, { success?: boolean; tracking?: string; label?: string | null; message?: string }>>('POST', '/parcels', undefined, body);
     const out = new Map<string, CreateOutcome>();
     for (const p of parcels) {
       const r = data?.[p.orderId];
@@ -261,7 +263,7 @@ export class YalidineCarrier implements CarrierAdapter {
     const out: CarrierParcelState[] = [];
     for (const [param, values] of [['tracking', query.trackings ?? []], ['order_id', query.orderIds ?? []]] as const) {
       for (let i = 0; i < values.length; i += LOOKUP_CHUNK) {
-        const rows = await this.list<YalidineParcel>('/parcels/', { [param]: values.slice(i, i + LOOKUP_CHUNK).join(',') });
+        const rows = await this.list<YalidineParcel>('/parcels', { [param]: values.slice(i, i + LOOKUP_CHUNK).join(',') });
         out.push(...rows.filter((r) => typeof r.tracking === 'string').map(parcelState));
       }
     }
