@@ -57,8 +57,7 @@ export default group('carrier', [
     path: `${base}/webhook`,
     summary:
       "With ?crc_token: Yalidine's endpoint check, answered {crc_token} without a bearer. Without it: the webhook's settings (bearer, admin+ with store.integrations), as GraphQL carrierWebhook",
-    ingress: (req, deps) =>
-      carrierWebhookGet(deps, { storeId: req.params.storeId, query: req.query, headers: req.headers, rawBody: req.rawBody, ip: req.ip, authorization: req.headers.authorization as string | undefined }),
+    ingress: (req, deps) => carrierWebhookGet(deps, { storeId: req.params.storeId, query: req.query, headers: req.headers, rawBody: req.rawBody, ip: req.ip }),
     responseSchema: { oneOf: [{ type: 'object', required: ['crc_token'], properties: { crc_token: { type: 'string' } } }, webhookSettings] },
   }),
   route({

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../../core/context.js';
+import { createContext, type Deps } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { requireStorePermission } from '../../core/policy.js';
 import { transaction } from '../../core/tx.js';
-import { createContext } from '../../core/context.js';
 import { WebhookMalformed, WebhookUnverifiable, type CarrierEvent } from '../../providers/carrier.js';
 import { loadIntegration } from '../integrations/integration.access.js';
 import { handleOf, systemContext } from './carrier.client.js';
@@ -17,7 +16,6 @@ export interface IngressInput {
   headers: Record<string, string | string[] | undefined>;
   rawBody: Buffer;
   ip: string;
-  authorization?: string;
 }
 
 export interface IngressReply {
@@ -46,7 +44,8 @@ export async function carrierWebhookGet(deps: Deps, req: IngressInput): Promise<
   }
   const unknown = Object.keys(req.query);
   if (unknown.length) throw new AppError('BAD_REQUEST', `Unknown query parameter: ${unknown.join(', ')}`, unknown.map((path) => ({ path, message: 'is not a known query parameter' })));
-  const ctx = await createContext(deps, req.authorization, req.ip);
+  const authorization = req.headers.authorization;
+  const ctx = await createContext(deps, typeof authorization === 'string' ? authorization : undefined, req.ip);
   if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
   await requireStorePermission(ctx, req.storeId, 'integrations.write');
   return { status: 200, body: await getCarrierWebhook(ctx, req.storeId) };

@@ -16,7 +16,7 @@ import {
 } from '../carrier.js';
 import { CREATED_STATUS, paymentStatusOf, soukStatus } from './statuses.js';
 
-export const TIMEOUT_MS = 10_000;
+const TIMEOUT_MS = 10_000;
 /** Yalidine pages lists; 1000 is its largest page. */
 const PAGE_SIZE = 1000;
 const MAX_PAGES = 20;
@@ -50,7 +50,7 @@ interface YalidineParcel {
 }
 
 /** "2026-05-09 14:55:00" (Algiers time) or an ISO 8601 instant; null when neither. */
-export function parseYalidineTime(value: unknown): Date | null {
+function parseYalidineTime(value: unknown): Date | null {
   if (typeof value !== 'string') return null;
   const local = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)$/.exec(value.trim());
   const d = new Date(local ? `${local[1]}T${local[2]}${ALGIERS_OFFSET}` : value);
@@ -59,11 +59,10 @@ export function parseYalidineTime(value: unknown): Date | null {
 
 function quotaOf(headers: Record<string, string | string[] | undefined>): CarrierQuota | null {
   const read = (name: string) => {
-    const v = headers[name];
-    const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null;
-    return n;
+    const v = headers[`x-${name}-quota-left`];
+    return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null;
   };
-  const quota = { second: read('x-second-quota-left'), minute: read('x-minute-quota-left'), hour: read('x-hour-quota-left'), day: read('x-day-quota-left') };
+  const quota = { second: read('second'), minute: read('minute'), hour: read('hour'), day: read('day') };
   return Object.values(quota).some((v) => v !== null) ? quota : null;
 }
 
@@ -71,18 +70,17 @@ function quotaOf(headers: Record<string, string | string[] | undefined>): Carrie
  * Seconds until the exhausted quota resets: the Retry-After header when Yalidine sends one,
  * else the end of the shortest window whose quota is spent (the day ends at midnight in Algiers).
  */
-export function retryAfterOf(headers: Record<string, string | string[] | undefined>, now = new Date()): number {
+function retryAfterOf(headers: Record<string, string | string[] | undefined>, now = new Date()): number {
   const given = headers['retry-after'];
   if (typeof given === 'string' && /^\d+$/.test(given)) return Math.max(1, Number(given));
   const q = quotaOf(headers);
+  const spent = (left: number | null | undefined) => left !== null && left !== undefined && left <= 0;
   const local = new Date(now.getTime() + 3600_000);
-  const s = local.getUTCSeconds();
-  const m = local.getUTCMinutes();
-  const h = local.getUTCHours();
-  if (q?.second !== null && q?.second !== undefined && q.second <= 0) return 1;
-  if (q?.minute !== null && q?.minute !== undefined && q.minute <= 0) return 60 - s;
-  if (q?.hour !== null && q?.hour !== undefined && q.hour <= 0) return 3600 - m * 60 - s;
-  if (q?.day !== null && q?.day !== undefined && q.day <= 0) return 86_400 - h * 3600 - m * 60 - s;
+  const intoHour = local.getUTCMinutes() * 60 + local.getUTCSeconds();
+  if (spent(q?.second)) return 1;
+  if (spent(q?.minute)) return 60 - local.getUTCSeconds();
+  if (spent(q?.hour)) return 3600 - intoHour;
+  if (spent(q?.day)) return 86_400 - local.getUTCHours() * 3600 - intoHour;
   return 60;
 }
 
@@ -282,7 +280,7 @@ export class YalidineCarrier implements CarrierAdapter {
 }
 
 /** `X-YALIDINE-SIGNATURE` is the hex HMAC-SHA256 of the raw body, keyed by the webhook's secret. */
-export function parseYalidineWebhook(headers: Record<string, string | string[] | undefined>, raw: Buffer, secret: string): CarrierEvent[] {
+function parseYalidineWebhook(headers: Record<string, string | string[] | undefined>, raw: Buffer, secret: string): CarrierEvent[] {
   const given = headers['x-yalidine-signature'];
   if (typeof given !== 'string' || !/^[0-9a-fA-F]{64}$/.test(given.trim())) throw new WebhookUnverifiable();
   const expected = createHmac('sha256', secret).update(raw).digest();
