@@ -1,6 +1,13 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { Writable } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { startService } from '../src/service.js';
+import { assertProblem, client, freshDatabase, memberWithRole, ownerWithStore, type Api, type TestService } from './helpers.js';
 import { postWebhook, startFakeYalidine, webhookBatch, type FakeYalidine } from './fakes/yalidine.js';
 import { CARRIER_POLL_QUEUE, pollQuietParcels } from '../src/domains/carrier/carrier.poller.js';
 import { YalidineCarrier } from '../src/providers/yalidine/yalidine.js';
@@ -15,23 +22,49 @@ const API_TOKEN = 'yal-test-token-0123456789abcdef';
 const SECRET = 'yalidine-webhook-secret-6f1c2a';
 const PUBLIC_URL = 'https://souk.example';
 
-/** Everything the service logs while a test runs: secrets must never appear in it. */
+/** Every line the service logs (requests included): secrets must never appear in one. */
 let logged: string[] = [];
-const originals = { log: console.log, error: console.error, warn: console.warn };
+
+/** The test service, logging at info into `logged`. */
+async function loggedService(env: Record<string, string>): Promise<TestService> {
+  const db = await freshDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'souk-carrier-'));
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logged.push(String(chunk));
+      done();
+    },
+  });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    SOUK_DATA_DIR: dataDir,
+    PORT: '0',
+    SOUK_AUTH_RATE_LIMIT: '100000',
+    SOUK_AUTH_RATE_LIMIT_IP: '100000',
+    ...(db.url ? { DATABASE_URL: db.url } : {}),
+    ...env,
+  });
+  const service = await startService(config, { log: pino({ level: 'info' }, sink) });
+  return {
+    service,
+    url: service.url,
+    databaseUrl: db.url,
+    dataDir,
+    async close() {
+      await service.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
 before(async () => {
   fake = await startFakeYalidine();
-  svc = await startTestService({ SOUK_YALIDINE_URL: fake.url, SOUK_PUBLIC_URL: PUBLIC_URL });
+  svc = await loggedService({ SOUK_YALIDINE_URL: fake.url, SOUK_PUBLIC_URL: PUBLIC_URL });
   api = client(svc.url);
-  for (const k of ['log', 'error', 'warn'] as const) {
-    console[k] = (...args: unknown[]) => {
-      logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
-      originals[k](...args);
-    };
-  }
 });
 after(async () => {
-  Object.assign(console, originals);
   await svc.close();
   await fake.close();
 });
@@ -343,6 +376,7 @@ describe('provider failures', () => {
     const res = await api('GET', `${base(s)}/fees?to=16`, { token: s.token });
     assertProblem(res, 502, 'BAD_GATEWAY');
     assert.ok(!res.text.includes('wrong-token-abcdefghijk'));
+    assert.ok(logged.some((l) => l.includes('"status":502')), 'the log is captured (and checked for secrets after each test)');
     const integration = (await api('GET', `/v1/stores/${s.storeId}/integrations/carrier`, { token: s.token })).body;
     assert.equal(integration.status, 'error');
     assert.match(integration.lastError, /refused/);

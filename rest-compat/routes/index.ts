@@ -10,6 +10,7 @@ import webhooks from './webhooks.js';
 import events from './events.js';
 import integrations from './integrations.js';
 import carrier from './carrier.js';
+import payments from './payments.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events, ...integrations, ...carrier];
+export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events, ...integrations, ...carrier, ...payments];

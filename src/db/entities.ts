@@ -9,6 +9,7 @@ import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
 import { StoreIntegration } from '../domains/integrations/integration.entity.js';
 import { CarrierWebhook, Parcel } from '../domains/carrier/parcel.entity.js';
+import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -29,4 +30,6 @@ export const ENTITIES = [
   StoreIntegration,
   Parcel,
   CarrierWebhook,
+  Payment,
+  PaymentRefund,
 ];

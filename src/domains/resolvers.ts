@@ -7,9 +7,11 @@ import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
+import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
 import { IntegrationResolver } from './integrations/integration.resolver.js';
 import { CarrierResolver } from './carrier/carrier.resolver.js';
+import { PaymentResolver } from './payments/payment.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -22,7 +24,9 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   OrderResolver,
   StatusResolver,
   WebhookResolver,
+  WebhookRedeliveryResolver,
   EventsResolver,
   IntegrationResolver,
   CarrierResolver,
+  PaymentResolver,
 ];

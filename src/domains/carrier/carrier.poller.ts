@@ -64,7 +64,7 @@ export async function pollQuietParcels(deps: Deps, now = new Date()): Promise<{ 
     } catch (err) {
       if (claimed.length) await ctx.em.execute('update parcels set claimed_until = null where id in (?)', [claimed.map((c) => c.id)]);
       if (err instanceof CarrierError && err.kind === 'auth') await markIntegration(ctx, storeId, 'carrier', { ok: false, error: err.message });
-      console.error(`souk: carrier poll of store ${storeId} failed: ${(err as Error).message}`);
+      deps.log.warn({ storeId, err: (err as Error).message }, 'carrier poll failed');
       continue;
     }
     await transaction(ctx, async (tx) => {
@@ -95,7 +95,7 @@ export const carrierModule: Module = {
     await boss.schedule(CARRIER_POLL_QUEUE, POLL_CRON);
     const workerId = await boss.work(CARRIER_POLL_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
       const { polled, changed } = await pollQuietParcels(deps);
-      if (polled) console.log(`souk: polled ${polled} quiet parcels, ${changed} changed`);
+      if (polled) deps.log.info({ polled, changed }, 'polled quiet parcels');
     });
     return async () => {
       await boss.offWork(CARRIER_POLL_QUEUE, { id: workerId, wait: true });

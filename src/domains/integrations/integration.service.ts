@@ -164,7 +164,7 @@ export async function deleteIntegration(ctx: Ctx, storeId: string, key: string):
       await m.onIntegrationDeleted?.(ctx, ref);
     } catch (err) {
       // Revocation is best effort: the merchant's delete must not depend on the provider being up.
-      console.error(`integration ${key}: ${m.name} could not revoke it: ${(err as Error).message}`);
+      ctx.deps.log.warn({ storeId, key, module: m.name, err: (err as Error).message }, 'integration not revoked at its provider');
     }
   }
   await ctx.em.nativeDelete(StoreIntegration, { storeId, key });
