@@ -589,14 +589,27 @@ describe('the carrier webhook', () => {
     assert.equal((await orderUpdatesSince(s, seq)).length, 1);
   });
 
-  test('payment news updates the parcel only', async () => {
+  test('cash remitted: the parcel and the order\'s cash-on-delivery payment become paid', async () => {
     const s = await carrierStore();
     const { order, parcel } = await shipped(s);
     const seq = await lastSeq(s);
+    assert.deepEqual((await deliver(s, 'parcel_payment_updated', [fake.paymentEvent(parcel.tracking, 'receivable')])).body, { received: 1, duplicates: 0 });
+    assert.equal((await getParcel(s, parcel.id)).paymentStatus, 'receivable');
+    assert.equal((await orderUpdatesSince(s, seq)).length, 0, 'not remitted yet: the order does not change');
     assert.deepEqual((await deliver(s, 'parcel_payment_updated', [fake.paymentEvent(parcel.tracking, 'payed')])).body, { received: 1, duplicates: 0 });
     assert.equal((await getParcel(s, parcel.id)).paymentStatus, 'paid');
-    assert.equal((await orderUpdatesSince(s, seq)).length, 0);
-    assert.equal((await getOrder(s, order.id)).status, 'pending');
+    const o = await getOrder(s, order.id);
+    assert.equal(o.paymentStatus, 'paid');
+    assert.equal(o.status, 'pending', 'the payment moves no status');
+    // The payment service's own change path (paid, then the method it records) emits them.
+    const events = await orderUpdatesSince(s, seq);
+    assert.ok(events.length >= 1);
+    assert.equal(events[0].data.previous_data.paymentStatus, 'unpaid');
+    assert.equal(events.at(-1).data.order.paymentStatus, 'paid');
+    const status = await api('GET', `/v1/orders/${order.id}/payment/status`, { token: s.token });
+    assert.equal(status.status, 200, status.text);
+    assert.equal(status.body.payment.provider, 'cod');
+    assert.equal(status.body.payment.status, 'paid');
   });
 
   test('an event for a parcel Souk does not know is recorded and changes nothing', async () => {

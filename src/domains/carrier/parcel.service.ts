@@ -8,6 +8,7 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { CarrierError, type CarrierParcelRequest, type CarrierParcelState, type CarrierWilaya, type CreateOutcome } from '../../providers/carrier.js';
 import { Order, OrderStatus } from '../orders/order.entity.js';
 import { changeOrder, moveAllowed, setStatus } from '../orders/order.service.js';
+import { codRemitted } from '../payments/payment.service.js';
 import { wilayaCode } from '../integrations/integration.kinds.js';
 import { callCarrier, carrierCommunes, carrierFailure, carrierWilayas, requireCarrier, type CarrierHandle } from './carrier.client.js';
 import { Parcel, type ParcelRecipient } from './parcel.entity.js';
@@ -137,6 +138,8 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
       });
     }
   }
+  // The carrier remitted the cash it collected: the order's cash-on-delivery payment is paid.
+  if (order && parcel.paymentStatus === 'paid' && before.paymentStatus !== 'paid' && parcel.codAmount > 0) await codRemitted(tx, order.id);
   return changed ? 'applied' : 'unchanged';
 }
 
