@@ -12,6 +12,7 @@ import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
+import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
 import { dashboardModule } from './server/dashboard.js';
@@ -31,6 +32,7 @@ export const MODULES: readonly Module[] = [
   eventStreamModule,
   statusesModule,
   paymentsModule,
+  carrierModule,
   dashboardModule,
   optionsModule,
 ];

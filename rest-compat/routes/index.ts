@@ -8,6 +8,8 @@ import orders from './orders.js';
 import statuses from './statuses.js';
 import webhooks from './webhooks.js';
 import events from './events.js';
+import integrations from './integrations.js';
+import carrier from './carrier.js';
 import payments from './payments.js';
 import templateComponents from './template-components.js';
 import shipping from './shipping.js';
@@ -26,6 +28,8 @@ export const ROUTES: RestRoute[] = [
   ...statuses,
   ...webhooks,
   ...events,
+  ...integrations,
+  ...carrier,
   ...payments,
   ...templateComponents,
   ...shipping,

@@ -8,6 +8,7 @@ import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
 import { StoreIntegration } from '../domains/integrations/integration.entity.js';
+import { CarrierWebhook, Parcel } from '../domains/carrier/parcel.entity.js';
 import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
 import { TemplateComponent } from '../domains/templates/component.entity.js';
 import { StoreTemplate, StoreTemplateLocale } from '../domains/templates/store-template.entity.js';
@@ -31,6 +32,8 @@ export const ENTITIES = [
   Webhook,
   WebhookDelivery,
   StoreIntegration,
+  Parcel,
+  CarrierWebhook,
   Payment,
   PaymentRefund,
   TemplateComponent,

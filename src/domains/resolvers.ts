@@ -9,6 +9,8 @@ import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { IntegrationResolver } from './integrations/integration.resolver.js';
+import { CarrierResolver } from './carrier/carrier.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
 import { TemplateComponentResolver } from './templates/component.resolver.js';
 import { StoreTemplateResolver } from './templates/store-template.resolver.js';
@@ -29,6 +31,8 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   WebhookResolver,
   WebhookRedeliveryResolver,
   EventsResolver,
+  IntegrationResolver,
+  CarrierResolver,
   PaymentResolver,
   TemplateComponentResolver,
   StoreTemplateResolver,
