@@ -24,6 +24,15 @@ export interface Config {
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** Image generation: `local` (offline, deterministic) or `openai` (an OpenAI-compatible images API). */
+  aiProvider: 'local' | 'openai';
+  aiImagesUrl: string;
+  aiApiKey: string | null;
+  aiImageModel: string;
+  /** One images API request's time limit (the contract's 10 s by default; real models can need more). */
+  aiTimeoutMs: number;
+  /** Generations a store may queue per UTC day. */
+  aiDailyQuota: number;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +55,25 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
   return n;
+}
+
+function aiProvider(raw: string | undefined): 'local' | 'openai' {
+  if (raw === undefined || raw === '' || raw === 'local') return 'local';
+  if (raw === 'openai') return 'openai';
+  throw new ConfigError('SOUK_AI_PROVIDER must be local or openai');
+}
+
+/** A provider base URL: http(s), no trailing slash (paths are appended). */
+function httpBaseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL`);
+  return raw.replace(/\/+$/, '');
 }
 
 /** Outside production an unset key is generated once and kept in the data dir. */
@@ -89,5 +117,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    aiProvider: aiProvider(env.SOUK_AI_PROVIDER),
+    aiImagesUrl: httpBaseUrl(env, 'SOUK_AI_IMAGES_URL', 'https://api.openai.com/v1'),
+    aiApiKey: env.SOUK_AI_API_KEY || null,
+    aiImageModel: env.SOUK_AI_IMAGE_MODEL || 'gpt-image-1',
+    aiTimeoutMs: intVar(env, 'SOUK_AI_TIMEOUT_MS', 10_000, 500, 115_000),
+    aiDailyQuota: intVar(env, 'SOUK_AI_DAILY_QUOTA', 100, 0, 1_000_000),
   };
 }

@@ -11,12 +11,13 @@ import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
+import { aiModule } from './domains/ai/ai.module.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). The mailer first, so
  * later modules can mail; the queue engine (delivery) before anything that schedules jobs on it.
  */
-export const MODULES: readonly Module[] = [mailerModule, deliveryModule, realtimeModule, retentionModule, eventStreamModule, statusesModule];
+export const MODULES: readonly Module[] = [mailerModule, deliveryModule, realtimeModule, retentionModule, eventStreamModule, statusesModule, aiModule];
 
 export interface Service {
   deps: Deps;
@@ -51,6 +52,8 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     let url = '';
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port });
+      // An ephemeral port (PORT=0) is known only now: a default public URL follows it.
+      if (config.publicUrl === `http://${config.host}:0`) config.publicUrl = url;
     } else {
       await app.ready();
     }

@@ -7,6 +7,8 @@ import { OutboxMail } from '../lib/mail.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
+import { ImagePromptTemplate } from '../domains/ai/prompt-template.entity.js';
+import { AiAsset, AiGeneration, BrandStudio } from '../domains/ai/brand-studio.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -24,4 +26,8 @@ export const ENTITIES = [
   OrderStatus,
   Webhook,
   WebhookDelivery,
+  ImagePromptTemplate,
+  BrandStudio,
+  AiGeneration,
+  AiAsset,
 ];
