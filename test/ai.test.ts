@@ -422,3 +422,303 @@ describe('service with the local provider', () => {
     });
   });
 });
+
+/** A brand-new store with a studio generating `kinds`; returns what the later checks need. */
+async function studioWith(api: Api, kinds: string[], n = 1) {
+  const s = await ownerWithStore(api);
+  const r = await api('POST', studios(s.storeId), { token: s.token, body: { name: 'Remote', generate: { kinds, n, seed: 5 } } });
+  assert.equal(r.status, 201, r.text);
+  return { ...s, studioId: r.body.id as string };
+}
+
+function openAiEnv(fake: FakeOpenAiImages, extra: Record<string, string> = {}): Record<string, string> {
+  return { SOUK_AI_PROVIDER: 'openai', SOUK_AI_IMAGES_URL: fake.url, SOUK_AI_API_KEY: fake.apiKey, ...extra };
+}
+
+describe('openai provider', () => {
+  let fake: FakeOpenAiImages;
+  let svc: TestService;
+  let api: Api;
+
+  before(async () => {
+    fake = await startFakeOpenAiImages();
+    svc = await startTestService(openAiEnv(fake, { SOUK_AI_TIMEOUT_MS: '3000' }));
+    api = client(svc.url);
+  });
+  after(async () => {
+    await svc.close();
+    await fake.close();
+  });
+
+  const reset = (mode: 'ok' | 'rate-limit' | 'hang' | 'unauthorized', script: Array<'ok' | 'rate-limit' | 'hang'> = []) => {
+    fake.state.mode = mode;
+    fake.state.script = script;
+    fake.requests.length = 0;
+  };
+
+  test("speaks OpenAI's wire shape and brings answers to the contract sizes", async () => {
+    reset('ok');
+    const s = await studioWith(api, ['logo', 'cover', 'palette'], 2);
+    const list = await settled(api, s.token, s.storeId, s.studioId);
+    assert.deepEqual(fake.problems, []);
+    assert.equal(fake.requests.length, 2, 'palettes are drawn locally');
+    const bySize = Object.fromEntries(fake.requests.map((r) => [r.body.size, r]));
+    assert.deepEqual(Object.keys(bySize).sort(), ['1024x1024', '1536x1024']);
+    for (const r of fake.requests) {
+      assert.equal(r.headers.authorization, `Bearer ${fake.apiKey}`);
+      assert.equal(r.body.model, 'gpt-image-1');
+      assert.equal(r.body.n, 2);
+      assert.match(String(r.body.prompt), /Remote/);
+    }
+    for (const g of list) {
+      assert.equal(g.status, 'completed', JSON.stringify(g));
+      assert.equal(g.attempts, 1);
+      assert.equal(g.provider, g.kind === 'palette' ? 'local' : 'openai');
+      if (g.kind !== 'palette') assert.equal(g.model, 'gpt-image-1');
+      for (const a of g.assets) {
+        const png = decodePng((await fetchBytes(a.url)).bytes);
+        assert.deepEqual([png.width, png.height], [a.width, a.height]);
+        assert.deepEqual([a.width, a.height], g.kind === 'logo' ? [512, 512] : g.kind === 'cover' ? [1536, 512] : [512, 128]);
+      }
+    }
+  });
+
+  test('other OpenAI-compatible models are asked for the exact size, with response_format b64_json', async () => {
+    reset('ok');
+    const { openAiImages } = await import('../src/providers/openai-images/openai-images.js');
+    const provider = openAiImages({ url: fake.url, apiKey: fake.apiKey, model: 'flux-schnell', timeoutMs: 2000 });
+    const images = await provider.generate({ prompt: 'a cover', width: 1536, height: 512, n: 3, seed: 1 }, new AbortController().signal);
+    assert.deepEqual(fake.problems, []);
+    assert.equal(fake.requests[0].body.size, '1536x512');
+    assert.equal(fake.requests[0].body.response_format, 'b64_json');
+    assert.equal(images.length, 3);
+    for (const img of images) assert.deepEqual([decodePng(img.png).width, decodePng(img.png).height], [1536, 512]);
+  });
+
+  test('a 429 is retried: the generation completes on the next attempt', async () => {
+    reset('ok', ['rate-limit']);
+    const s = await studioWith(api, ['icon']);
+    const [g] = await settled(api, s.token, s.storeId, s.studioId);
+    assert.equal(g.status, 'completed', JSON.stringify(g));
+    assert.equal(g.attempts, 2);
+    assert.equal(g.error, null);
+    assert.deepEqual(fake.requests.map((r) => r.mode), ['rate-limit', 'ok']);
+  });
+
+  test('a provider that keeps answering 429 fails the generation after two retries, with the error', async () => {
+    reset('rate-limit');
+    const s = await studioWith(api, ['logo']);
+    const [g] = await settled(api, s.token, s.storeId, s.studioId, 60_000);
+    assert.equal(g.status, 'failed');
+    assert.equal(g.attempts, 3);
+    assert.equal(g.progress, 0);
+    assert.deepEqual(g.assets, []);
+    assert.match(g.error, /rate limiting \(HTTP 429/);
+    assert.equal(fake.requests.length, 3);
+  });
+
+  test('a provider that does not answer times out; two retries, then failed with the error', async () => {
+    reset('hang');
+    const s = await studioWith(api, ['logo']);
+    const [g] = await settled(api, s.token, s.storeId, s.studioId, 60_000);
+    assert.equal(g.status, 'failed');
+    assert.equal(g.attempts, 3);
+    assert.match(g.error, /did not answer within 3 s/);
+    assert.equal(fake.requests.length, 3);
+    fake.dropHanging();
+  });
+
+  test('refused credentials fail at once (no retry) and the key never shows', async () => {
+    reset('unauthorized');
+    const s = await studioWith(api, ['logo']);
+    const [g] = await settled(api, s.token, s.storeId, s.studioId);
+    assert.equal(g.status, 'failed');
+    assert.equal(g.attempts, 1);
+    assert.match(g.error, /refused the credentials \(HTTP 401\)/);
+    assert.ok(!JSON.stringify(g).includes(fake.apiKey));
+    assert.equal(fake.requests.length, 1);
+  });
+
+  test('chosen but not configured (no SOUK_AI_API_KEY): generating answers 503 NOT_CONFIGURED', async () => {
+    const bare = await startTestService({ SOUK_AI_PROVIDER: 'openai', SOUK_AI_IMAGES_URL: fake.url });
+    try {
+      const a = client(bare.url);
+      const s = await ownerWithStore(a);
+      assertProblem(await a('POST', studios(s.storeId), { token: s.token, body: { name: 'x', generate: { kinds: ['logo'] } } }), 503, 'NOT_CONFIGURED');
+      const plain = await a('POST', studios(s.storeId), { token: s.token, body: { name: 'x' } });
+      assert.equal(plain.status, 201, 'a studio without generations needs no provider');
+      assertProblem(await a('PATCH', studios(s.storeId, `/${plain.body.id}`), { token: s.token, body: { generate: { kinds: ['icon'] } } }), 503, 'NOT_CONFIGURED');
+      assert.equal((await a('GET', studios(s.storeId), { token: s.token })).body.data.length, 1);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('limits', () => {
+  test('more than 8 unfinished generations per store → 422 LIMIT_EXCEEDED, also under 20 concurrent requests', async () => {
+    const fake = await startFakeOpenAiImages();
+    fake.state.mode = 'hang';
+    const svc = await startTestService(openAiEnv(fake, { SOUK_AI_TIMEOUT_MS: '60000' }));
+    try {
+      const api = client(svc.url);
+      const s = await ownerWithStore(api);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => api('POST', studios(s.storeId), { token: s.token, body: { name: `S${i}`, generate: { kinds: ['logo'] } } })),
+      );
+      const created = results.filter((r) => r.status === 201);
+      for (const r of results.filter((x) => x.status !== 201)) assertProblem(r, 422, 'LIMIT_EXCEEDED');
+      assert.equal(created.length, 8);
+      const conn = svc.service.deps.orm.em.fork().getConnection();
+      const [{ n, studiosN }] = await conn.execute(
+        `select (select count(*)::int from ai_generations where store_id = ? and status in ('pending','processing')) as n,
+                (select count(*)::int from ai_brand_studios where store_id = ?) as "studiosN"`,
+        [s.storeId, s.storeId],
+      );
+      assert.equal(n, 8);
+      assert.equal(studiosN, 8, 'a refused request creates nothing');
+      // Counted per store, and a request is refused whole: 2 kinds where 1 slot is free.
+      const other = await ownerWithStore(api);
+      const four = await api('POST', studios(other.storeId), { token: other.token, body: { name: 'A', generate: { kinds: ['logo', 'icon', 'cover', 'palette'] } } });
+      assert.equal(four.status, 201, four.text);
+      const path = studios(other.storeId, `/${four.body.id}`);
+      assert.equal((await api('PATCH', path, { token: other.token, body: { generate: { kinds: ['logo', 'icon', 'cover'] } } })).status, 200);
+      assertProblem(await api('PATCH', path, { token: other.token, body: { generate: { kinds: ['logo', 'icon'] } } }), 422, 'LIMIT_EXCEEDED');
+      assert.equal((await api('PATCH', path, { token: other.token, body: { generate: { kinds: ['icon'] } } })).status, 200);
+      const ninth = await api('PATCH', path, { token: other.token, body: { generate: { kinds: ['cover'] } } });
+      assertProblem(ninth, 422, 'LIMIT_EXCEEDED');
+      assert.match(ninth.body.detail, /8 unfinished/);
+    } finally {
+      await svc.close();
+      await fake.close();
+    }
+  });
+
+  test('the daily quota (SOUK_AI_DAILY_QUOTA) → 422 LIMIT_EXCEEDED, per store, exact under concurrency, renewed each UTC day', async () => {
+    const svc = await startTestService({ SOUK_AI_DAILY_QUOTA: '3' });
+    try {
+      const api = client(svc.url);
+      const s = await ownerWithStore(api);
+      const r = await api('POST', studios(s.storeId), { token: s.token, body: { name: 'Q', generate: { kinds: ['logo', 'icon'] } } });
+      assert.equal(r.status, 201, r.text);
+      const path = studios(s.storeId, `/${r.body.id}`);
+      assertProblem(await api('PATCH', path, { token: s.token, body: { generate: { kinds: ['cover', 'palette'] } } }), 422, 'LIMIT_EXCEEDED');
+      assert.equal((await api('PATCH', path, { token: s.token, body: { generate: { kinds: ['cover'] } } })).status, 200);
+      const over = await api('PATCH', path, { token: s.token, body: { generate: { kinds: ['palette'] } } });
+      assertProblem(over, 422, 'LIMIT_EXCEEDED');
+      assert.match(over.body.detail, /daily quota of 3/);
+      assert.equal((await generations(api, s.token, s.storeId, r.body.id)).length, 3);
+
+      const racer = await ownerWithStore(api);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => api('POST', studios(racer.storeId), { token: racer.token, body: { name: `R${i}`, generate: { kinds: ['palette'] } } })),
+      );
+      assert.equal(results.filter((x) => x.status === 201).length, 3);
+      for (const x of results.filter((y) => y.status !== 201)) assertProblem(x, 422, 'LIMIT_EXCEEDED');
+
+      // Yesterday's count does not weigh on today.
+      const conn = svc.service.deps.orm.em.fork().getConnection();
+      await conn.execute('update ai_usage set day = day - 1 where store_id = ?', [s.storeId]);
+      assert.equal((await api('PATCH', path, { token: s.token, body: { generate: { kinds: ['palette'] } } })).status, 200);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe('a crash mid-generation', () => {
+  test('a service stopped while processing hands the attempt back: after restart it is retried, not stuck in processing', async () => {
+    const fake = await startFakeOpenAiImages();
+    fake.state.mode = 'hang';
+    const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'souk-ai-stop-'));
+    const reuse = { databaseUrl: db.url, dataDir };
+    const env = openAiEnv(fake, { SOUK_AI_TIMEOUT_MS: '60000' });
+    try {
+      const first = await startTestService(env, reuse);
+      const api1 = client(first.url);
+      const s = await studioWith(api1, ['logo']);
+      await fake.waitForRequests(1);
+      assert.equal((await generations(api1, s.token, s.storeId, s.studioId))[0].status, 'processing');
+      await first.close();
+      fake.state.mode = 'ok';
+      const second = await startTestService(env, reuse);
+      try {
+        const api2 = client(second.url);
+        const [g] = await settled(api2, s.token, s.storeId, s.studioId);
+        assert.equal(g.status, 'completed', JSON.stringify(g));
+        assert.equal(g.attempts, 2);
+        assert.equal(fake.requests.length, 2);
+        // The stopping service put it back to pending itself; the restarted one ran it again.
+        const history = await api2('GET', `/v1/stores/${s.storeId}/events?events=aiGenerationUpdated`, { token: s.token });
+        const steps = history.body.data.map((e: any) => [e.data.generation.status, e.data.generation.attempts]);
+        assert.deepEqual(steps, [['pending', 0], ['processing', 1], ['pending', 1], ['processing', 2], ['completed', 2]]);
+        assert.match(history.body.data[2].data.generation.error, /service stopped/);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await fake.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a killed process (SIGKILL while processing): its lease lapses and the generation is retried after restart', { skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL: a second process cannot open the embedded database' }, async () => {
+    const fake = await startFakeOpenAiImages();
+    fake.state.mode = 'hang';
+    const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'souk-ai-kill-'));
+    const secret = randomBytes(32).toString('hex');
+    const env = openAiEnv(fake, { SOUK_AI_TIMEOUT_MS: '60000', SOUK_SECRET_KEY: secret });
+    let child: ChildProcess | null = null;
+    try {
+      const port = await freePort();
+      child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { ...process.env, ...env, NODE_ENV: 'test', DATABASE_URL: db.url!, SOUK_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SOUK_AUTH_RATE_LIMIT: '100000', SOUK_AUTH_RATE_LIMIT_IP: '100000' },
+        stdio: 'ignore',
+      });
+      const base = `http://127.0.0.1:${port}`;
+      await until('the child service', async () => (await fetch(`${base}/healthz`).catch(() => null))?.ok, 60_000);
+      const api1 = client(base);
+      const s = await studioWith(api1, ['logo']);
+      await fake.waitForRequests(1);
+      assert.equal((await generations(api1, s.token, s.storeId, s.studioId))[0].status, 'processing');
+      child.kill('SIGKILL');
+      await new Promise((r) => child!.once('exit', r));
+      fake.dropHanging();
+      fake.state.mode = 'ok';
+      const second = await startTestService(env, { databaseUrl: db.url, dataDir });
+      try {
+        const api2 = client(second.url);
+        const [g] = await settled(api2, s.token, s.storeId, s.studioId, 60_000);
+        assert.equal(g.status, 'completed', JSON.stringify(g));
+        assert.equal(g.attempts, 2);
+        assert.equal(fake.requests.length, 2);
+        // The dead attempt's lease lapsed; the sweeper handed it back to the queue, which retried it.
+        const history = await api2('GET', `/v1/stores/${s.storeId}/events?events=aiGenerationUpdated`, { token: s.token });
+        const steps = history.body.data.map((e: any) => [e.data.generation.status, e.data.generation.attempts]);
+        assert.deepEqual(steps, [['pending', 0], ['processing', 1], ['pending', 1], ['processing', 2], ['completed', 2]]);
+        assert.match(history.body.data[2].data.generation.error, /worker stopped during attempt 1/);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      await fake.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}

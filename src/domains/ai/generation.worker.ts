@@ -122,7 +122,9 @@ export class GenerationWorker {
 
   async start(): Promise<void> {
     for (let i = 0; i < CONCURRENCY; i++) {
-      this.workerIds.push(await this.boss.work<GenerationJob>(AI_QUEUE, { batchSize: 1, pollingIntervalSeconds: 2 }, ([job]) => this.handle(job)));
+      // NOTIFY wakes workers for new jobs only; a retry becomes due silently, so polling stays brisk.
+      const options = { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 };
+      this.workerIds.push(await this.boss.work<GenerationJob>(AI_QUEUE, options, ([job]) => this.handle(job)));
     }
     this.sweepTimer = setInterval(() => this.sweepSoon(), SWEEP_MS);
     this.sweepSoon();
