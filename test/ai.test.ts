@@ -143,9 +143,10 @@ describe('service with the local provider', () => {
       const props = await api('POST', templates(), { token: admin.token, body: { name: 'x', prompt: '{{product}} {{mood}}', propsSchema: schema, props: { product: 'tea', mood: 'loud' } } });
       assertProblem(props, 400, 'VALIDATION_FAILED');
       assert.equal(props.body.errors[0].path, 'props.mood');
-      const missing = await api('POST', templates(), { token: admin.token, body: { name: 'x', prompt: '{{product}}', propsSchema: schema, props: {} } });
-      assertProblem(missing, 400, 'VALIDATION_FAILED');
-      assert.equal(missing.body.errors[0].path, 'props.product');
+      // A required property needs no default: each generation must give it (see the template test below).
+      const noDefault = await api('POST', templates(), { token: admin.token, body: { name: 'x', prompt: '{{product}}', propsSchema: schema } });
+      assert.equal(noDefault.status, 201, noDefault.text);
+      assert.deepEqual(noDefault.body.props, {});
       assertProblem(await api('POST', templates(), { token: admin.token, body: { name: 'x', prompt: 'p', unknownField: 1 } }), 400, 'VALIDATION_FAILED');
     });
 
@@ -287,6 +288,11 @@ describe('service with the local provider', () => {
       const bad = await api('PATCH', studios(s.storeId, `/${r.body.id}`), { token: s.token, body: { generate: { kinds: ['logo'], promptTemplateId: platform.body.id, props: { style: 'gothic' } } } });
       assertProblem(bad, 400, 'VALIDATION_FAILED');
       assert.equal(bad.body.errors[0].path, 'generate.props.style');
+      const needs = await api('POST', templates(), { token: admin.token, body: { name: 'Needs', prompt: '{{product}} by {{brandName}}', propsSchema: { type: 'object', properties: { product: { type: 'string' }, brandName: { type: 'string' } }, required: ['product'] } } });
+      assert.equal(needs.status, 201, needs.text);
+      const missing = await api('PATCH', studios(s.storeId, `/${r.body.id}`), { token: s.token, body: { generate: { kinds: ['logo'], promptTemplateId: needs.body.id } } });
+      assertProblem(missing, 400, 'VALIDATION_FAILED');
+      assert.equal(missing.body.errors[0].path, 'generate.props.product');
       const other = await ownerWithStore(api);
       const foreign = await api('POST', templates('', other.storeId), { token: other.token, body: { name: 'Theirs', prompt: 'theirs' } });
       const refused = await api('PATCH', studios(s.storeId, `/${r.body.id}`), { token: s.token, body: { generate: { kinds: ['logo'], promptTemplateId: foreign.body.id } } });

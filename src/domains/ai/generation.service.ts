@@ -73,7 +73,7 @@ export function generationView(deps: Deps, g: AiGeneration, assets: AiAsset[], n
     height: g.height,
     colors: g.colors,
     attempts: g.attempts,
-    assets: assets
+    assets: [...assets]
       .sort((a, b) => a.position - b.position)
       .map((a) => ({ id: a.id, url: assetUrl(deps.config, a.id, now), sha256: a.sha256, width: a.width, height: a.height, colors: a.colors })),
     error: g.error,

@@ -31,11 +31,11 @@ function sized(value: Record<string, unknown>, path: string): Record<string, unk
   return value;
 }
 
-/** The rules of a template as a whole: placeholders declared, schema compiles, props valid. */
+/** The rules of a template as a whole: placeholders declared, schema compiles, default props valid. */
 function check(t: { prompt: string; propsSchema: Record<string, unknown>; props: Record<string, unknown> }): void {
   const validate = compileSchema(t.propsSchema);
   assertDeclared(t.prompt, t.propsSchema);
-  validateProps(validate, t.props);
+  validateProps(validate, t.props, 'props', true);
 }
 
 const tags = (list: string[]) => [...new Set(list.map((t) => t.trim()).filter(Boolean))];

@@ -61,10 +61,16 @@ function ajvPath(prefix: string, e: ErrorObject): string {
   return [prefix, ...parts].filter(Boolean).join('.');
 }
 
-/** Validates props against the schema; every failure → 400 with its path under `prefix`. */
-export function validateProps(validate: Validator, props: Record<string, unknown>, prefix = 'props'): void {
+/**
+ * Validates props against the schema; every failure → 400 with its path under `prefix`. With
+ * `defaults`, the values are a template's defaults: a top-level required property may be left
+ * for each generation to give.
+ */
+export function validateProps(validate: Validator, props: Record<string, unknown>, prefix = 'props', defaults = false): void {
   if (validate(props)) return;
-  const errors: FieldError[] = (validate.errors ?? []).map((e) => ({
+  const failures = (validate.errors ?? []).filter((e) => !(defaults && e.keyword === 'required' && e.instancePath === ''));
+  if (!failures.length) return;
+  const errors: FieldError[] = failures.map((e) => ({
     path: ajvPath(prefix, e),
     message: e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties' ? 'is not declared in propsSchema' : (e.message ?? 'is invalid'),
   }));
