@@ -24,6 +24,17 @@ export interface Config {
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** Chargily Pay v2 base URL (checkouts at `/api/v2/checkouts`); the test mode is `https://pay.chargily.net/test`. */
+  chargilyUrl: string;
+  /** Stripe API base URL. */
+  stripeUrl: string;
+  /** GraphQL introspection (on unless SOUK_GRAPHQL_INTROSPECTION=0). */
+  graphqlIntrospection: boolean;
+  /** Origins allowed by CORS; `*` allows any origin without credentials. */
+  corsOrigins: string[];
+  /** Serve Prometheus metrics at GET /metrics (SOUK_METRICS=1) and/or on their own port. */
+  metrics: boolean;
+  metricsPort: number | null;
   /** Image generation: `local` (offline, deterministic) or `openai` (an OpenAI-compatible images API). */
   aiProvider: 'local' | 'openai';
   aiImagesUrl: string;
@@ -63,16 +74,17 @@ function aiProvider(raw: string | undefined): 'local' | 'openai' {
   throw new ConfigError('SOUK_AI_PROVIDER must be local or openai');
 }
 
-/** A provider base URL: http(s), no trailing slash (paths are appended). */
-function httpBaseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const raw = env[name] || fallback;
-  let url: URL;
+/** A provider base URL: http(s) only, checked at start rather than at the first call. */
+function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let u: URL;
   try {
-    url = new URL(raw);
+    u = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} must be an http(s) URL`);
+    throw new ConfigError(`${name} must be an absolute http(s) URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an absolute http(s) URL`);
   return raw.replace(/\/+$/, '');
 }
 
@@ -88,6 +100,16 @@ function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: str
   const key = randomBytes(32);
   writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   return key;
+}
+
+/** A comma list of origins; unset: none in production, any (`*`, no credentials) elsewhere. */
+function corsOrigins(raw: string | undefined, production: boolean): string[] {
+  if (raw === undefined) return production ? [] : ['*'];
+  const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of list) {
+    if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`SOUK_CORS_ORIGINS: "${o}" is not an origin like https://shop.example`);
+  }
+  return list;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -117,8 +139,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
+    stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
+    graphqlIntrospection: env.SOUK_GRAPHQL_INTROSPECTION === undefined || env.SOUK_GRAPHQL_INTROSPECTION === '' ? true : flag(env.SOUK_GRAPHQL_INTROSPECTION),
+    corsOrigins: corsOrigins(env.SOUK_CORS_ORIGINS, production),
+    metrics: flag(env.SOUK_METRICS),
+    metricsPort: env.SOUK_METRICS_PORT ? intVar(env, 'SOUK_METRICS_PORT', 0, 1, 65535) : null,
     aiProvider: aiProvider(env.SOUK_AI_PROVIDER),
-    aiImagesUrl: httpBaseUrl(env, 'SOUK_AI_IMAGES_URL', 'https://api.openai.com/v1'),
+    aiImagesUrl: urlVar(env, 'SOUK_AI_IMAGES_URL', 'https://api.openai.com/v1'),
     aiApiKey: env.SOUK_AI_API_KEY || null,
     aiImageModel: env.SOUK_AI_IMAGE_MODEL || 'gpt-image-1',
     aiTimeoutMs: intVar(env, 'SOUK_AI_TIMEOUT_MS', 10_000, 500, 115_000),

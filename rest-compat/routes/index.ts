@@ -8,7 +8,8 @@ import orders from './orders.js';
 import statuses from './statuses.js';
 import webhooks from './webhooks.js';
 import events from './events.js';
+import payments from './payments.js';
 import ai from './ai.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events, ...ai];
+export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events, ...payments, ...ai];

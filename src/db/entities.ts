@@ -7,6 +7,8 @@ import { OutboxMail } from '../lib/mail.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
+import { StoreIntegration } from '../domains/integrations/integration.entity.js';
+import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
 import { ImagePromptTemplate } from '../domains/ai/prompt-template.entity.js';
 import { AiAsset, AiGeneration, BrandStudio } from '../domains/ai/brand-studio.entity.js';
 
@@ -26,6 +28,9 @@ export const ENTITIES = [
   OrderStatus,
   Webhook,
   WebhookDelivery,
+  StoreIntegration,
+  Payment,
+  PaymentRefund,
   ImagePromptTemplate,
   BrandStudio,
   AiGeneration,

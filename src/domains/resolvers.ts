@@ -7,7 +7,9 @@ import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
+import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { PaymentResolver } from './payments/payment.resolver.js';
 import { BrandStudioResolver, ImagePromptTemplateResolver } from './ai/ai.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
@@ -21,7 +23,9 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   OrderResolver,
   StatusResolver,
   WebhookResolver,
+  WebhookRedeliveryResolver,
   EventsResolver,
+  PaymentResolver,
   BrandStudioResolver,
   ImagePromptTemplateResolver,
 ];

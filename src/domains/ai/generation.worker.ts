@@ -148,7 +148,7 @@ export class GenerationWorker {
     if (this.sweeping || this.stopping) return;
     this.sweeping = this.sweep()
       .then(() => undefined)
-      .catch((err) => console.error('ai: sweeping stale generations failed:', (err as Error).message))
+      .catch((err) => this.deps.log.error({ err: (err as Error).message }, 'ai: sweeping stale generations failed'))
       .finally(() => (this.sweeping = null));
   }
 
@@ -231,7 +231,7 @@ export class GenerationWorker {
     if (this.stopping) return { message: 'the service stopped during the attempt; retrying', retryable: true };
     if (timeout.aborted) return { message: `the attempt timed out after ${GENERATION_TIMEOUT_MS / 1000} s`, retryable: true };
     if (err instanceof ImageProviderError) return { message: err.message, retryable: err.retryable };
-    console.error('ai: generation attempt failed:', err);
+    this.deps.log.error({ err }, 'ai: generation attempt failed');
     return { message: 'the generation failed unexpectedly', retryable: true };
   }
 }
