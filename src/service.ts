@@ -15,6 +15,7 @@ import { statusesModule } from './domains/orders/statuses.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
 import { aiModule } from './domains/ai/ai.module.js';
+import { dashboardModule } from './server/dashboard.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
@@ -31,6 +32,7 @@ export const MODULES: readonly Module[] = [
   statusesModule,
   paymentsModule,
   aiModule,
+  dashboardModule,
 ];
 
 export interface Service {
