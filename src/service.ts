@@ -15,6 +15,7 @@ import { statusesModule } from './domains/orders/statuses.js';
 import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
+import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
 import { optionsModule } from './domains/options/options.cache.js';
 
@@ -33,6 +34,7 @@ export const MODULES: readonly Module[] = [
   statusesModule,
   paymentsModule,
   carrierModule,
+  aiModule,
   dashboardModule,
   optionsModule,
 ];
@@ -70,6 +72,8 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     let url = '';
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port });
+      // An ephemeral port (PORT=0) is known only now: a default public URL follows it.
+      if (config.publicUrl === `http://${config.host}:0`) config.publicUrl = url;
     } else {
       await app.ready();
     }

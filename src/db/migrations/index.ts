@@ -5,6 +5,7 @@ import { Migration20261123000000_money } from './Migration20261123000000_money.j
 import { Migration20261123030000_catalog } from './Migration20261123030000_catalog.js';
 import { Migration20261123060000_carrier } from './Migration20261123060000_carrier.js';
 import { Migration20261123070000_payments } from './Migration20261123070000_payments.js';
+import { Migration20261123080000_ai } from './Migration20261123080000_ai.js';
 import { Migration20261123100000_integrators } from './Migration20261123100000_integrators.js';
 
 /** Committed migrations, in order; each runs once, at start. */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261123030000_catalog', class: Migration20261123030000_catalog },
   { name: 'Migration20261123060000_carrier', class: Migration20261123060000_carrier },
   { name: 'Migration20261123070000_payments', class: Migration20261123070000_payments },
+  { name: 'Migration20261123080000_ai', class: Migration20261123080000_ai },
   { name: 'Migration20261123100000_integrators', class: Migration20261123100000_integrators },
 ];
