@@ -12,9 +12,12 @@ import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
+import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
+import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
+import { optionsModule } from './domains/options/options.cache.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
@@ -30,7 +33,10 @@ export const MODULES: readonly Module[] = [
   eventStreamModule,
   statusesModule,
   paymentsModule,
+  carrierModule,
+  aiModule,
   dashboardModule,
+  optionsModule,
 ];
 
 export interface Service {
@@ -66,6 +72,8 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     let url = '';
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port });
+      // An ephemeral port (PORT=0) is known only now: a default public URL follows it.
+      if (config.publicUrl === `http://${config.host}:0`) config.publicUrl = url;
     } else {
       await app.ready();
     }

@@ -9,7 +9,15 @@ import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { IntegrationResolver } from './integrations/integration.resolver.js';
+import { CarrierResolver } from './carrier/carrier.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
+import { TemplateComponentResolver } from './templates/component.resolver.js';
+import { StoreTemplateResolver } from './templates/store-template.resolver.js';
+import { ShippingResolver } from './shipping/shipping.resolver.js';
+import { PageResolver } from './pages/page.resolver.js';
+import { OptionsResolver } from './options/options.resolver.js';
+import { BrandStudioResolver, ImagePromptTemplateResolver } from './ai/ai.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -24,5 +32,14 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   WebhookResolver,
   WebhookRedeliveryResolver,
   EventsResolver,
+  IntegrationResolver,
+  CarrierResolver,
   PaymentResolver,
+  TemplateComponentResolver,
+  StoreTemplateResolver,
+  ShippingResolver,
+  PageResolver,
+  OptionsResolver,
+  BrandStudioResolver,
+  ImagePromptTemplateResolver,
 ];

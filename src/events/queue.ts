@@ -1,4 +1,4 @@
-import { PgBoss, fromKnex } from 'pg-boss';
+import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
 import type { Deps } from '../core/context.js';
 import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
@@ -83,4 +83,12 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
     { db: knexDb(trx) },
   );
   tx.afterCommit.push(() => queue.wake());
+}
+
+/** Enqueue jobs of any queue through the transaction's own connection (same guarantee as deliveries). */
+export async function enqueueInTransaction(tx: TxCtx, queue: string, jobs: JobInsert[]): Promise<void> {
+  if (!jobs.length) return;
+  const trx = tx.em.getTransactionContext();
+  if (!trx) throw new Error('enqueueInTransaction needs a transaction');
+  await getQueue(tx.deps).boss.insert(queue, jobs, { db: knexDb(trx) });
 }
