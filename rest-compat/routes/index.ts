@@ -8,6 +8,8 @@ import orders from './orders.js';
 import statuses from './statuses.js';
 import webhooks from './webhooks.js';
 import events from './events.js';
+import landingPages from './landing-pages.js';
+import analytics from './analytics.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events];
+export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events, ...landingPages, ...analytics];

@@ -7,6 +7,7 @@ import { OutboxMail } from '../lib/mail.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
+import { ProductLandingPage } from '../domains/landing-pages/landing-page.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -24,4 +25,5 @@ export const ENTITIES = [
   OrderStatus,
   Webhook,
   WebhookDelivery,
+  ProductLandingPage,
 ];

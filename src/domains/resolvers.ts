@@ -8,6 +8,8 @@ import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { LandingPageResolver } from './landing-pages/landing-page.resolver.js';
+import { LorResolver } from './analytics/lor.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -21,4 +23,6 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   StatusResolver,
   WebhookResolver,
   EventsResolver,
+  LandingPageResolver,
+  LorResolver,
 ];

@@ -13,6 +13,7 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
+import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
 
 export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
 
@@ -72,6 +73,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
   return transaction(ctx, async (tx) => {
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     const status = await initialStatus(tx, storeId);
     const order = tx.em.create(Order, {
       storeId,
@@ -83,6 +85,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       statusId: status.id,
       status: status.slug,
       metadata: input.metadata ?? {},
+      landingPageId,
     });
     await tx.em.flush();
     const view = orderView(order);
@@ -291,6 +294,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
   return transaction(ctx, async (tx) => {
     const order = await findOrder(tx, storeId, id);
     const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     let status: OrderStatus | null = null;
     if (input.status != null) {
       status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status }, { lockMode: LockMode.PESSIMISTIC_READ });
@@ -305,6 +309,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         o.total = totalOf(o);
       }
       if (status) setStatus(o, status);
+      if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
       if (input.metadata != null) o.metadata = input.metadata;
     });
     return view;

@@ -175,6 +175,10 @@ export class OrderCreateInput {
   @ValidateNested({ each: true })
   items?: OrderItemInput[];
 
+  @Field(() => ID, { nullable: true, description: 'The product landing page of the store that brought the order.' })
+  @IsOptional()
+  landingPageId?: string | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
   metadata?: Record<string, unknown> | null;
@@ -201,6 +205,10 @@ export class OrderUpdateInput {
   @Field(() => String, { nullable: true, description: 'The slug of one of the store statuses.' })
   @IsOptional()
   status?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'A product landing page of the store; null clears it.' })
+  @IsOptional()
+  landingPageId?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()

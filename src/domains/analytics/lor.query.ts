@@ -1,0 +1,137 @@
+import type { LorRange } from './lor.range.js';
+
+/**
+ * The one SQL statement behind every lor answer, batches included. Scopes (stores, products or
+ * landing pages) are the rows of `sc`; buckets come from generate_series over wall-clock times
+ * in the zone, each turned into an instant by PostgreSQL (`at time zone`), so a day bucket
+ * across a DST change lasts 23 or 25 hours. Each bucket reads its own index range
+ * (orders (store_id, created_at), orders (store_id, landing_page_id, created_at) or
+ * order_products (store_id, product_id, created_at), all covering), and the counts are grouped
+ * by status before the status kinds are joined.
+ */
+
+export type LorScope =
+  /** Stores by id; with `memberOf`, only those the user belongs to are found. */
+  | { kind: 'store'; storeIds: string[]; memberOf?: string }
+  | { kind: 'product'; storeId: string; productIds: string[] }
+  | { kind: 'landingPage'; storeId: string; landingPageIds: string[] };
+
+export interface LorRow {
+  key: string;
+  found: boolean;
+  currency: string | null;
+  computed_at: Date;
+  from_local: string;
+  from_offset: number;
+  to_local: string;
+  to_offset: number;
+  /** Orders of the scope outside the window (with the bucket counts: all its orders). */
+  outside: string | null;
+  last_item: Date | null;
+  n: string | null;
+  start_local: string | null;
+  start_offset: number | null;
+  orders: string | null;
+  completed: string | null;
+  cancelled: string | null;
+  returned: string | null;
+  confirmed: string | null;
+  revenue: string | null;
+  units: string | null;
+}
+
+/** Kinds as the report classifies them (CONTRACT-2 §12). */
+const COMPLETED = `('fulfilled')`;
+const CANCELLED = `('cancelled','rejected','returned')`;
+
+const LOCAL_TEXT = `'YYYY-MM-DD"T"HH24:MI:SS.MS'`;
+
+export function lorStatement(scope: LorScope, range: LorRange): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const v = (value: unknown) => {
+    params.push(value);
+    return '?';
+  };
+
+  const keys = scope.kind === 'store' ? scope.storeIds : scope.kind === 'product' ? scope.productIds : scope.landingPageIds;
+  let scopes: () => string;
+  let source: { table: string; match: (r: string, key: string) => string; amount: string; units: string };
+  if (scope.kind === 'store') {
+    const member = () => scope.memberOf
+      ? ` and exists (select 1 from store_members m where m.store_id = st.id and m.user_id = ${v(scope.memberOf)})`
+      : '';
+    scopes = () => `select x.key, x.pos, st.id is not null as found, st.currency
+      from jsonb_array_elements_text(${v(JSON.stringify(keys))}::jsonb) with ordinality as x(key, pos)
+      left join stores st on st.id = x.key${member()}`;
+    source = { table: 'orders', match: (r, key) => `${r}.store_id = ${key}`, amount: 'r.total', units: 'null::bigint' };
+  } else {
+    const table = scope.kind === 'product' ? 'products' : 'product_landing_pages';
+    const storeId = scope.storeId;
+    scopes = () => `select x.key, x.pos, t.id is not null as found, st.currency
+      from jsonb_array_elements_text(${v(JSON.stringify(keys))}::jsonb) with ordinality as x(key, pos)
+      left join ${table} t on t.store_id = ${v(storeId)} and t.id = x.key
+      left join stores st on st.id = t.store_id`;
+    source =
+      scope.kind === 'product'
+        ? { table: 'order_products', match: (r, key) => `${r}.store_id = ${v(storeId)} and ${r}.product_id = ${key}`, amount: 'r.amount', units: 'r.quantity' }
+        : { table: 'orders', match: (r, key) => `${r}.store_id = ${v(storeId)} and ${r}.landing_page_id = ${key}`, amount: 'r.total', units: 'null::bigint' };
+  }
+
+  // Fragments are functions: each placeholder's value is pushed where the text is written.
+  const bound = (b: LorRange['from']) => (b.instant !== null ? `${v(b.instant)}::timestamptz` : `(${v(b.local)}::timestamp at time zone ${v(range.tz)})`);
+  const step = { day: '1 day', week: '7 days', month: '1 month' }[range.interval];
+
+  const sql = `with p as materialized (
+      select ${bound(range.from)} as f, ${bound(range.to)} as t, ${v(range.tz)}::text as tz
+    ),
+    sc as materialized (${scopes()}),
+    b as materialized (
+      select x.n, x.g at time zone p.tz as s,
+             greatest(x.g at time zone p.tz, p.f) as lo,
+             least((x.g + interval '${step}') at time zone p.tz, p.t) as hi
+        from p, generate_series(date_trunc('${range.interval}', p.f at time zone p.tz),
+                                (p.t at time zone p.tz) - interval '1 microsecond',
+                                interval '${step}') with ordinality as x(g, n)
+    ),
+    a as (
+      select sc.key, b.n, r.status_id, r.confirmed_at is not null as conf,
+             count(*) as c, sum(${source.amount}) as amount, sum(${source.units}) as units
+        from sc join b on sc.found
+        join ${source.table} r on ${source.match('r', 'sc.key')} and r.created_at >= b.lo and r.created_at < b.hi
+       group by sc.key, b.n, r.status_id, conf
+    ),
+    k as (
+      select a.key, a.n,
+             sum(a.c) as orders,
+             coalesce(sum(a.c) filter (where s.kind in ${COMPLETED}), 0) as completed,
+             coalesce(sum(a.c) filter (where s.kind in ${CANCELLED}), 0) as cancelled,
+             coalesce(sum(a.c) filter (where s.kind = 'returned'), 0) as returned,
+             coalesce(sum(a.c) filter (where a.conf), 0) as confirmed,
+             coalesce(sum(a.amount) filter (where s.kind in ${COMPLETED}), 0) as revenue,
+             coalesce(sum(a.units) filter (where s.kind in ${COMPLETED}), 0) as units
+        from a left join order_statuses s on s.id = a.status_id
+       group by a.key, a.n
+    ),
+    tot as (
+      select sc.key,
+             (select count(*) from ${source.table} r where ${source.match('r', 'sc.key')} and r.created_at < p.f)
+           + (select count(*) from ${source.table} r where ${source.match('r', 'sc.key')} and r.created_at >= p.t) as outside,
+             (select max(r.created_at) from ${source.table} r where ${source.match('r', 'sc.key')}) as last_item
+        from sc, p where sc.found
+    )
+    select sc.key, sc.found, sc.currency, now() as computed_at,
+           to_char(p.f at time zone p.tz, ${LOCAL_TEXT}) as from_local,
+           extract(epoch from (p.f at time zone p.tz) - (p.f at time zone 'UTC'))::int as from_offset,
+           to_char(p.t at time zone p.tz, ${LOCAL_TEXT}) as to_local,
+           extract(epoch from (p.t at time zone p.tz) - (p.t at time zone 'UTC'))::int as to_offset,
+           tot.outside, tot.last_item, b.n,
+           to_char(b.s at time zone p.tz, ${LOCAL_TEXT}) as start_local,
+           extract(epoch from (b.s at time zone p.tz) - (b.s at time zone 'UTC'))::int as start_offset,
+           k.orders, k.completed, k.cancelled, k.returned, k.confirmed, k.revenue, k.units
+      from sc cross join p
+      left join b on sc.found
+      left join tot on tot.key = sc.key
+      left join k on k.key = sc.key and k.n = b.n
+     order by sc.pos, b.n`;
+  return { sql, params };
+}
