@@ -82,7 +82,7 @@ function report(kind: LorScope['kind'], rows: LorRow[], range: LorRange): LorTyp
     tz: range.tz,
     lastSync: new Date(head.computed_at).toISOString(),
     lastItemDate: head.last_item ? new Date(head.last_item).toISOString() : null,
-    totalOrders: totals.orders + Number(head.outside ?? 0),
+    totalOrders: totals.orders,
     data: buckets.map((b) => [b.completed, b.cancelled, b.rest]),
     buckets,
     totals,
