@@ -17,6 +17,10 @@ export type LorScope =
   | { kind: 'product'; storeId: string; productIds: string[] }
   | { kind: 'landingPage'; storeId: string; landingPageIds: string[] };
 
+/** One bucket as the statement returns it: `[start wall clock, offset s, orders, completed, cancelled, returned, confirmed, revenue minor, units]`. */
+export type LorBucketRow = [string, number, number, number, number, number, number, number, number];
+
+/** One row per scope, in the order asked; its buckets come as one JSON array, oldest first. */
 export interface LorRow {
   key: string;
   found: boolean;
@@ -27,16 +31,7 @@ export interface LorRow {
   to_local: string;
   to_offset: number;
   last_item: Date | null;
-  n: string | null;
-  start_local: string | null;
-  start_offset: number | null;
-  orders: string | null;
-  completed: string | null;
-  cancelled: string | null;
-  returned: string | null;
-  confirmed: string | null;
-  revenue: string | null;
-  units: string | null;
+  buckets: LorBucketRow[] | null;
 }
 
 /** Kinds as the report classifies them (CONTRACT-2 §12). */
@@ -86,7 +81,9 @@ export function lorStatement(scope: LorScope, range: LorRange): { sql: string; p
     ),
     sc as materialized (${scopes()}),
     b as materialized (
-      select x.n, x.g at time zone p.tz as s
+      select x.n, x.g at time zone p.tz as s,
+             to_char((x.g at time zone p.tz) at time zone p.tz, ${LOCAL_TEXT}) as start_local,
+             extract(epoch from ((x.g at time zone p.tz) at time zone p.tz) - ((x.g at time zone p.tz) at time zone 'UTC'))::int as start_offset
         from p, lateral (
           select n + 1 as n, date_trunc('${range.interval}', p.f at time zone p.tz) + n * interval '${step}' as g
             from generate_series(0, ${Number(range.buckets)}) as n
@@ -120,20 +117,24 @@ export function lorStatement(scope: LorScope, range: LorRange): { sql: string; p
     last as (
       select sc.key, (select max(r.created_at) from ${source.table} r where ${source.match('r', 'sc.key')}) as last_item
         from sc where sc.found
+    ),
+    bk as (
+      select sc.key,
+             json_agg(json_build_array(b.start_local, b.start_offset, coalesce(k.orders, 0), coalesce(k.completed, 0), coalesce(k.cancelled, 0),
+                                       coalesce(k.returned, 0), coalesce(k.confirmed, 0), coalesce(k.revenue, 0), coalesce(k.units, 0)) order by b.n) as buckets
+        from sc join b on sc.found
+        left join k on k.key = sc.key and k.n = b.n
+       group by sc.key
     )
     select sc.key, sc.found, sc.currency, now() as computed_at,
            to_char(p.f at time zone p.tz, ${LOCAL_TEXT}) as from_local,
            extract(epoch from (p.f at time zone p.tz) - (p.f at time zone 'UTC'))::int as from_offset,
            to_char(p.t at time zone p.tz, ${LOCAL_TEXT}) as to_local,
            extract(epoch from (p.t at time zone p.tz) - (p.t at time zone 'UTC'))::int as to_offset,
-           last.last_item, b.n,
-           to_char(b.s at time zone p.tz, ${LOCAL_TEXT}) as start_local,
-           extract(epoch from (b.s at time zone p.tz) - (b.s at time zone 'UTC'))::int as start_offset,
-           k.orders, k.completed, k.cancelled, k.returned, k.confirmed, k.revenue, k.units
+           last.last_item, bk.buckets
       from sc cross join p
-      left join b on sc.found
       left join last on last.key = sc.key
-      left join k on k.key = sc.key and k.n = b.n
-     order by sc.pos, b.n`;
+      left join bk on bk.key = sc.key
+     order by sc.pos`;
   return { sql, params };
 }

@@ -19,7 +19,7 @@ function withOffset(local: string, offsetSeconds: number): string {
 const ratio = (num: number, den: number) => (den === 0 ? null : num / den);
 
 /** Runs the statement; a zone this runtime knows but the database does not is still a 400 at tz. */
-async function run(ctx: Ctx, scope: LorScope, args: RangeArgs, prefix: string): Promise<{ range: LorRange; byKey: Map<string, LorRow[]> }> {
+async function run(ctx: Ctx, scope: LorScope, args: RangeArgs, prefix: string): Promise<{ range: LorRange; byKey: Map<string, LorRow> }> {
   const range = parseRange(args, prefix);
   const { sql, params } = lorStatement(scope, range);
   let rows: LorRow[];
@@ -31,36 +31,26 @@ async function run(ctx: Ctx, scope: LorScope, args: RangeArgs, prefix: string): 
     }
     throw err;
   }
-  const byKey = new Map<string, LorRow[]>();
-  for (const row of rows) {
-    const list = byKey.get(row.key) ?? [];
-    list.push(row);
-    byKey.set(row.key, list);
-  }
-  return { range, byKey };
+  return { range, byKey: new Map(rows.map((r) => [r.key, r])) };
 }
 
-/** One scope's rows (one per bucket, oldest first) as the report. */
-function report(kind: LorScope['kind'], rows: LorRow[], range: LorRange): LorType {
-  const head = rows[0];
-  const currency = head.currency ?? DEFAULT_CURRENCY;
+/** One scope's row as the report. */
+function report(kind: LorScope['kind'], row: LorRow, range: LorRange): LorType {
+  const currency = row.currency ?? DEFAULT_CURRENCY;
   const withUnits = kind === 'product';
   const minor: number[] = [];
-  const buckets: LorBucketType[] = rows.map((r) => {
-    const orders = Number(r.orders ?? 0);
-    const completed = Number(r.completed ?? 0);
-    const cancelled = Number(r.cancelled ?? 0);
-    minor.push(Number(r.revenue ?? 0));
+  const buckets: LorBucketType[] = (row.buckets ?? []).map(([startLocal, offset, orders, completed, cancelled, returned, confirmed, revenue, units]) => {
+    minor.push(revenue);
     return {
-      start: withOffset(r.start_local!, r.start_offset!),
+      start: withOffset(startLocal, offset),
       orders,
       completed,
       cancelled,
-      returned: Number(r.returned ?? 0),
+      returned,
       rest: orders - completed - cancelled,
-      confirmed: Number(r.confirmed ?? 0),
-      revenue: toMajor(Number(r.revenue ?? 0), currency),
-      units: withUnits ? Number(r.units ?? 0) : null,
+      confirmed,
+      revenue: toMajor(revenue, currency),
+      units: withUnits ? units : null,
     };
   });
   const sum = (pick: (b: LorBucketType) => number) => buckets.reduce((s, b) => s + pick(b), 0);
@@ -76,12 +66,12 @@ function report(kind: LorScope['kind'], rows: LorRow[], range: LorRange): LorTyp
   };
   return {
     scope: kind,
-    from: withOffset(head.from_local, head.from_offset),
-    to: withOffset(head.to_local, head.to_offset),
+    from: withOffset(row.from_local, row.from_offset),
+    to: withOffset(row.to_local, row.to_offset),
     interval: range.interval,
     tz: range.tz,
-    lastSync: new Date(head.computed_at).toISOString(),
-    lastItemDate: head.last_item ? new Date(head.last_item).toISOString() : null,
+    lastSync: new Date(row.computed_at).toISOString(),
+    lastItemDate: row.last_item ? new Date(row.last_item).toISOString() : null,
     totalOrders: totals.orders,
     data: buckets.map((b) => [b.completed, b.cancelled, b.rest]),
     buckets,
@@ -97,9 +87,9 @@ function report(kind: LorScope['kind'], rows: LorRow[], range: LorRange): LorTyp
 
 async function single(ctx: Ctx, scope: LorScope, key: string, args: RangeArgs, what: string): Promise<{ lor: LorType }> {
   const { range, byKey } = await run(ctx, scope, args, '');
-  const rows = byKey.get(key);
-  if (!rows || !rows[0].found) throw notFound(what);
-  return { lor: report(scope.kind, rows, range) };
+  const row = byKey.get(key);
+  if (!row?.found) throw notFound(what);
+  return { lor: report(scope.kind, row, range) };
 }
 
 export function storeLor(ctx: Ctx, storeId: string, args: RangeArgs) {
@@ -121,8 +111,8 @@ export async function productLorBatch(ctx: Ctx, storeId: string, input: ProductL
   const { range, byKey } = await run(ctx, { kind: 'product', storeId, productIds: ids }, input, 'input.');
   const result: ProductLorBatchType = { data: [], failed: [] };
   for (const productId of ids) {
-    const rows = byKey.get(productId);
-    if (rows?.[0].found) result.data.push({ productId, lor: report('product', rows, range) });
+    const row = byKey.get(productId);
+    if (row?.found) result.data.push({ productId, lor: report('product', row, range) });
     else result.failed.push({ productId, code: 'NOT_FOUND' });
   }
   return result;
@@ -140,8 +130,8 @@ export async function storeLorBatch(ctx: Ctx, input: StoreLorBatchInput): Promis
   const { range, byKey } = await run(ctx, { kind: 'store', storeIds: ids, memberOf: actor.userId }, input, 'input.');
   const result: StoreLorBatchType = { data: [], failed: [] };
   for (const storeId of ids) {
-    const rows = byKey.get(storeId);
-    if (rows?.[0].found) result.data.push({ storeId, lor: report('store', rows, range) });
+    const row = byKey.get(storeId);
+    if (row?.found) result.data.push({ storeId, lor: report('store', row, range) });
     else result.failed.push({ storeId, code: 'NOT_FOUND' });
   }
   return result;
