@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import { issueToken } from '../src/domains/auth/auth.service.js';
+import { contractMismatch } from './contract.js';
 import type { Ctx } from '../src/core/context.js';
 
 let svc: TestService;
@@ -339,6 +340,7 @@ describe('products and landing pages', () => {
     assert.equal(created.status, 201, created.text);
     const lp = created.body;
     assert.match(lp.id, /^plp_[0-9a-f]+$/);
+    assert.equal(await contractMismatch(svc.url, 'POST', base, 201, created.headers.get('content-type') ?? '', lp), null);
     assert.deepEqual(
       { storeId: lp.storeId, productId: lp.productId, name: lp.name, slug: lp.slug, status: lp.status, content: lp.content },
       { storeId: s.storeId, productId: tea.id, name: 'Summer Tea', slug: 'summer-tea', status: 'draft', content: { blocks: [{ type: 'hero' }] } },
@@ -357,6 +359,7 @@ describe('products and landing pages', () => {
 
     assert.deepEqual((await api('GET', `${base}/${lp.id}`, { token: s.token })).body, lp);
     const list = await api('GET', `${base}?productId=${tea.id}`, { token: s.token });
+    assert.equal(await contractMismatch(svc.url, 'GET', base, 200, list.headers.get('content-type') ?? '', list.body), null);
     assert.deepEqual(list.body.data.map((x: any) => x.id), [lp.id]);
     assert.equal(list.body.nextCursor, null);
     const paged = await api('GET', `${base}?limit=1`, { token: s.token });
@@ -538,24 +541,26 @@ describe('one SQL statement per answer', () => {
     const second = (await api('POST', '/v1/stores', { token: s.token, body: { name: 'Second' } })).body;
     for (let i = 0; i < 3; i++) await order(s, { landingPageId: lp.id, items: [{ productId: tea.id, quantity: 1 }] });
     const products = [tea.id, ...Array.from({ length: 99 }, (_, i) => `prod_${i}`)];
-    const calls: Array<[string, () => Promise<any>]> = [
-      ['store', () => api('GET', `/v1/stores/${s.storeId}/analytics/lor?interval=week&tz=Europe/Paris`, { token: s.token })],
-      ['product', () => api('GET', `/v1/stores/${s.storeId}/products/${tea.id}/analytics/lor`, { token: s.token })],
-      ['landing page', () => api('GET', `/v1/stores/${s.storeId}/product_landing_pages/${lp.id}/analytics/lor`, { token: s.token })],
-      ['product batch', () => api('POST', `/v1/stores/${s.storeId}/products/analytics/lor/batch`, { token: s.token, body: { productIds: products } })],
-      ['store batch', () => api('POST', '/v1/stores/analytics/lor/batch', { token: s.token, body: { storeIds: [s.storeId, second.id] } })],
+    const calls: Array<[string, string, string, unknown?]> = [
+      ['store', 'GET', `/v1/stores/${s.storeId}/analytics/lor?interval=week&tz=Europe/Paris`],
+      ['product', 'GET', `/v1/stores/${s.storeId}/products/${tea.id}/analytics/lor`],
+      ['landing page', 'GET', `/v1/stores/${s.storeId}/product_landing_pages/${lp.id}/analytics/lor`],
+      ['product batch', 'POST', `/v1/stores/${s.storeId}/products/analytics/lor/batch`, { productIds: products }],
+      ['store batch', 'POST', '/v1/stores/analytics/lor/batch', { storeIds: [s.storeId, second.id] }],
     ];
-    for (const [name, call] of calls) {
+    for (const [name, method, path, body] of calls) {
       let res: any;
       const seen = await statementsOf(async () => {
-        res = await call();
+        res = await api(method, path, { token: s.token, body });
       });
       assert.equal(res.status, 200, `${name}: ${res.text}`);
-      const body = res.body.lor ?? res.body.data[0].lor;
-      assert.equal(body.totals.orders, 3, name);
+      const lor = res.body.lor ?? res.body.data[0].lor;
+      assert.equal(lor.totals.orders, 3, name);
       assert.ok(seen.all.some((q) => /auth_tokens/.test(q)), `${name}: the spy sees the statements of the request`);
       assert.equal(seen.orders.length, 1, `${name}: statements on order data:\n${seen.orders.join('\n')}`);
       assert.match(seen.orders[0], /generate_series/);
+      // The answer keeps the OpenAPI document's schema for the route.
+      assert.equal(await contractMismatch(svc.url, method, path, res.status, res.headers.get('content-type') ?? '', res.body), null, name);
     }
   });
 });

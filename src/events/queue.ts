@@ -1,4 +1,4 @@
-import { PgBoss, fromKnex } from 'pg-boss';
+import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
 import type { Deps } from '../core/context.js';
 import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
@@ -13,6 +13,8 @@ export interface DeliveryJob {
   event: string;
   timestamp: string;
   data: Record<string, unknown>;
+  /** The history entry this delivery sends again, for a manual redelivery. */
+  redeliveryOf?: string;
 }
 
 /**
@@ -50,7 +52,7 @@ export function createQueue(deps: Deps): Queue {
     schedule: true,
     ...(deps.embedded ? { supervise: true, monitorIntervalSeconds: 60 } : {}),
   });
-  boss.on('error', (err) => console.error('queue error:', err.message));
+  boss.on('error', (err) => deps.log.error({ err: err.message }, 'queue error'));
   const wakers: Array<() => void> = [];
   return {
     boss,
@@ -81,4 +83,12 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
     { db: knexDb(trx) },
   );
   tx.afterCommit.push(() => queue.wake());
+}
+
+/** Enqueue jobs of any queue through the transaction's own connection (same guarantee as deliveries). */
+export async function enqueueInTransaction(tx: TxCtx, queue: string, jobs: JobInsert[]): Promise<void> {
+  if (!jobs.length) return;
+  const trx = tx.em.getTransactionContext();
+  if (!trx) throw new Error('enqueueInTransaction needs a transaction');
+  await getQueue(tx.deps).boss.insert(queue, jobs, { db: knexDb(trx) });
 }

@@ -13,6 +13,8 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
+import { orderShippingCost } from '../shipping/shipping.service.js';
+import { newPaymentToken } from '../payments/payment-token.js';
 import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
 
 export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
@@ -75,22 +77,39 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     const status = await initialStatus(tx, storeId);
+    const shippingCost = await orderShippingCost(tx, storeId, currency, input);
+    const address = input.shippingAddress;
+    const token = newPaymentToken();
     const order = tx.em.create(Order, {
       storeId,
       currency,
       customerName: input.customerName.trim(),
       customerPhone: input.customerPhone ?? null,
       items,
-      total: totalOf({ items, shippingCost: 0, discount: 0 }),
+      shippingAddress: address
+        ? {
+            country: (address.country ?? 'DZ').toUpperCase(),
+            address: address.address ?? null,
+            communeId: address.communeId ?? null,
+            communeName: address.communeName ?? null,
+            wilayaCode: address.wilayaCode ?? null,
+          }
+        : null,
+      shippingMethodId: input.shippingMethodId ?? null,
+      shippingType: input.shippingType ?? null,
+      shippingCost,
+      total: totalOf({ items, shippingCost, discount: 0 }),
       statusId: status.id,
       status: status.slug,
       metadata: input.metadata ?? {},
+      paymentTokenHash: token.hash,
       landingPageId,
     });
     await tx.em.flush();
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
-    return view;
+    // The token is shown once, to the creator; payloads and later reads never carry it.
+    return { ...view, paymentToken: token.token };
   });
 }
 
