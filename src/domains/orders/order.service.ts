@@ -14,6 +14,7 @@ import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
+import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
 
 /** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
 export function orderView(o: Order): OrderType {
@@ -70,6 +71,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
   return transaction(ctx, async (tx) => {
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     const status = await initialStatus(tx, storeId);
     const shippingCost = await orderShippingCost(tx, storeId, currency, input);
     const address = input.shippingAddress;
@@ -97,6 +99,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       status: status.slug,
       metadata: input.metadata ?? {},
       paymentTokenHash: token.hash,
+      landingPageId,
     });
     await tx.em.flush();
     const view = orderView(order);
@@ -301,6 +304,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
   return transaction(ctx, async (tx) => {
     const order = await findOrder(tx, storeId, id);
     const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     let status: OrderStatus | null = null;
     if (input.status != null) {
       status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status }, { lockMode: LockMode.PESSIMISTIC_READ });
@@ -315,6 +319,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         o.total = totalOf(o);
       }
       if (status) setStatus(o, status);
+      if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
       if (input.metadata != null) o.metadata = input.metadata;
     });
     return view;

@@ -215,6 +215,10 @@ export class OrderCreateInput {
   @IsIn(['home', 'desk', 'pickup'], { message: 'must be one of home, desk, pickup' })
   shippingType?: string | null;
 
+  @Field(() => ID, { nullable: true, description: 'The product landing page of the store that brought the order.' })
+  @IsOptional()
+  landingPageId?: string | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
   metadata?: Record<string, unknown> | null;
@@ -241,6 +245,10 @@ export class OrderUpdateInput {
   @Field(() => String, { nullable: true, description: 'The slug of one of the store statuses.' })
   @IsOptional()
   status?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'A product landing page of the store; null clears it.' })
+  @IsOptional()
+  landingPageId?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
