@@ -11,12 +11,13 @@ import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
+import { purchaseOrderSendModule } from './domains/purchase-orders/purchase-order.send.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). The mailer first, so
  * later modules can mail; the queue engine (delivery) before anything that schedules jobs on it.
  */
-export const MODULES: readonly Module[] = [mailerModule, deliveryModule, realtimeModule, retentionModule, eventStreamModule, statusesModule];
+export const MODULES: readonly Module[] = [mailerModule, deliveryModule, realtimeModule, retentionModule, eventStreamModule, statusesModule, purchaseOrderSendModule];
 
 export interface Service {
   deps: Deps;

@@ -8,6 +8,9 @@ import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { InventoryResolver } from './inventory/inventory.resolver.js';
+import { PromoResolver } from './promos/promo.resolver.js';
+import { PurchaseOrderResolver } from './purchase-orders/purchase-order.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -21,4 +24,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   StatusResolver,
   WebhookResolver,
   EventsResolver,
+  InventoryResolver,
+  PromoResolver,
+  PurchaseOrderResolver,
 ];

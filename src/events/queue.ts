@@ -82,3 +82,16 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
   );
   tx.afterCommit.push(() => queue.wake());
 }
+
+/**
+ * Jobs of any queue, inserted through the transaction's own connection like deliveries: they
+ * commit or vanish with the write that queued them. `afterCommit` runs once they are visible.
+ */
+export async function enqueueInTransaction(tx: TxCtx, queueName: string, jobs: Array<{ id?: string; data: object }>, afterCommit?: () => void): Promise<void> {
+  if (!jobs.length) return;
+  const queue = getQueue(tx.deps);
+  const trx = tx.em.getTransactionContext();
+  if (!trx) throw new Error('enqueueInTransaction needs a transaction');
+  await queue.boss.insert(queueName, jobs, { db: knexDb(trx) });
+  if (afterCommit) tx.afterCommit.push(afterCommit);
+}

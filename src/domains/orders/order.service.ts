@@ -5,7 +5,7 @@ import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } fr
 import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
 import { Product } from '../products/product.entity.js';
 import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
-import { conflict, invalid, notFound } from '../../core/errors.js';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -13,6 +13,8 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
+import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
+import { redeemPromo } from '../promos/promo.service.js';
 
 export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
 
@@ -84,11 +86,20 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       status: status.slug,
       metadata: input.metadata ?? {},
     });
+    if (input.promoCode) await applyPromo(tx, order, input.promoCode);
     await tx.em.flush();
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
     return view;
   });
+}
+
+/** Redeems the code in the order's transaction; a free-shipping code takes the shipping cost off. */
+async function applyPromo(tx: TxCtx, order: Order, code: string): Promise<void> {
+  const redemption = await redeemPromo(tx, order.storeId, order, code);
+  order.promoCode = redemption.code;
+  order.discount = redemption.freeShipping ? order.shippingCost : redemption.discount;
+  order.total = totalOf(order);
 }
 
 export interface OrderFilter {
@@ -142,9 +153,17 @@ export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<O
  */
 export async function changeOrder(tx: TxCtx, order: Order, apply: (o: Order) => void | Promise<void>): Promise<{ view: OrderType; changed: boolean }> {
   const before = orderView(order);
+  const saved = { ...order };
   await apply(order);
   const after = orderView(order);
   if (JSON.stringify({ ...after, updatedAt: null }) === JSON.stringify({ ...before, updatedAt: null })) return { view: before, changed: false };
+  try {
+    await stockFollowsOrder(tx, order, saved);
+  } catch (err) {
+    // Refused (409, not enough stock): the order stays as it was, so a batch can go on.
+    Object.assign(order, saved);
+    throw err;
+  }
   order.updatedAt = new Date();
   await tx.em.flush();
   const view = orderView(order);
@@ -239,6 +258,8 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
     const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
     const byId = new Map(orders.map((o) => [o.id, o]));
+    // Every product the batch may move, locked up front in id order (no deadlock between batches).
+    await lockProductsOfOrders(tx, storeId, orders);
     const result: ApplyManyResult = { data: [], failed: [] };
     for (const id of ids) {
       const order = byId.get(id);
@@ -247,8 +268,13 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
       } else if (!moveAllowed(kinds.get(order.statusId), status)) {
         result.failed.push({ id, code: 'CONFLICT' });
       } else {
-        await changeOrder(tx, order, (o) => setStatus(o, status));
-        result.data.push({ id, status: order.status });
+        try {
+          await changeOrder(tx, order, (o) => setStatus(o, status));
+          result.data.push({ id, status: order.status });
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+          result.failed.push({ id, code: 'CONFLICT' });
+        }
       }
     }
     return result;
@@ -261,6 +287,7 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
  */
 export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: string, to: OrderStatus): Promise<number> {
   const em = tx.em as EntityManager;
+  await stockFollowsStatusMove(tx, storeId, fromId, to.kind);
   const rows: Array<Record<string, any>> = await em.execute(
     `with old as (select id, status_id, status, reject_reason, confirmed_at, updated_at from orders where store_id = ? and status_id = ? for update)
      update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end,

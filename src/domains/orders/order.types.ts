@@ -175,6 +175,11 @@ export class OrderCreateInput {
   @ValidateNested({ each: true })
   items?: OrderItemInput[];
 
+  @Field(() => String, { nullable: true, description: 'A promo code of the store: the order takes its discount and counts one use; an unusable code is a 409 naming the reason.' })
+  @IsOptional()
+  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  promoCode?: string | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
   metadata?: Record<string, unknown> | null;
