@@ -21,8 +21,8 @@ export class Migration20261123040000_inventory extends Migration {
       unique (store_id, code))`);
     this.addSql(`create unique index warehouses_default_idx on warehouses (store_id) where is_default`);
     this.addSql(`create table inventory_levels (
-      warehouse_id text not null references warehouses(id) on delete cascade,
-      product_id text not null references products(id) on delete cascade,
+      warehouse_id text not null references warehouses(id) on delete cascade deferrable initially deferred,
+      product_id text not null references products(id) on delete cascade deferrable initially deferred,
       store_id text not null,
       on_hand integer not null,
       updated_at timestamptz not null,
@@ -59,7 +59,7 @@ export class Migration20261123040000_inventory extends Migration {
       updated_at timestamptz not null,
       unique (store_id, code))`);
     this.addSql(`create table promo_redemptions (
-      promo_id text not null references promos(id) on delete cascade,
+      promo_id text not null references promos(id) on delete cascade deferrable initially deferred,
       order_id text not null,
       customer_key text null,
       created_at timestamptz not null,
@@ -75,7 +75,7 @@ export class Migration20261123040000_inventory extends Migration {
       number integer not null,
       status text not null check (status in ('draft','sent','partial','received','cancelled')),
       supplier jsonb not null,
-      warehouse_id text null references warehouses(id) on delete set null,
+      warehouse_id text null references warehouses(id) on delete set null deferrable initially deferred,
       currency text not null,
       subtotal bigint not null,
       shipping_cost bigint not null default 0,
@@ -95,7 +95,7 @@ export class Migration20261123040000_inventory extends Migration {
     this.addSql(`create index purchase_orders_warehouse_idx on purchase_orders (warehouse_id) where status in ('draft','sent','partial')`);
     this.addSql(`create table purchase_order_items (
       id text primary key,
-      purchase_order_id text not null references purchase_orders(id) on delete cascade,
+      purchase_order_id text not null references purchase_orders(id) on delete cascade deferrable initially deferred,
       position integer not null,
       product_id text null,
       sku text null,
@@ -107,14 +107,14 @@ export class Migration20261123040000_inventory extends Migration {
     this.addSql(`create index purchase_order_items_po_idx on purchase_order_items (purchase_order_id, position)`);
     this.addSql(`create table purchase_order_receipts (
       id text primary key,
-      purchase_order_id text not null references purchase_orders(id) on delete cascade,
+      purchase_order_id text not null references purchase_orders(id) on delete cascade deferrable initially deferred,
       warehouse_id text null,
       items jsonb not null,
       at timestamptz not null)`);
     this.addSql(`create index purchase_order_receipts_po_idx on purchase_order_receipts (purchase_order_id, at)`);
     this.addSql(`create table purchase_order_sends (
       id text primary key,
-      purchase_order_id text not null references purchase_orders(id) on delete cascade,
+      purchase_order_id text not null references purchase_orders(id) on delete cascade deferrable initially deferred,
       recipients text[] not null,
       cc text[] not null default '{}',
       subject text null,

@@ -5,7 +5,7 @@ import PDFDocument from 'pdfkit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatPoNumber, PurchaseOrderItem, type PurchaseOrder } from './purchase-order.entity.js';
 import { Warehouse } from '../inventory/inventory.entity.js';
-import { formatMoney } from '../../core/money.js';
+import { toMajor } from '../../core/money.js';
 import { drawLine, drawText, textHeight, wrapText } from '../../lib/pdf-text.js';
 
 /**
@@ -16,13 +16,29 @@ import { drawLine, drawText, textHeight, wrapText } from '../../lib/pdf-text.js'
  */
 
 const require = createRequire(import.meta.url);
-let fonts: { regular: Buffer; bold: Buffer } | null = null;
+/** pdfkit's own fontkit, whichever copy it resolves. */
+const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as { create(data: Buffer): PDFKit.Mixins.PDFFontSource };
+
+/**
+ * The fonts are parsed once per process and handed to every document (pdfkit takes a fontkit
+ * font as is); each document still embeds its own subset. Parsing them per document cost more
+ * than the rendering.
+ */
+let fonts: { regular: PDFKit.Mixins.PDFFontSource; bold: PDFKit.Mixins.PDFFontSource } | null = null;
 function loadFonts() {
   fonts ??= {
-    regular: readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
-    bold: readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
+    regular: fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'))),
+    bold: fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf'))),
   };
   return fonts;
+}
+
+const formatters = new Map<string, Intl.NumberFormat>();
+/** An amount as text, e.g. "DZD 1,200.50"; one formatter per currency (building one is slow). */
+function money(minor: number, currency: string): string {
+  let f = formatters.get(currency);
+  if (!f) formatters.set(currency, (f = new Intl.NumberFormat('en', { style: 'currency', currency })));
+  return f.format(toMajor(minor, currency));
 }
 
 export interface PdfWarehouse {
@@ -65,15 +81,14 @@ interface Column {
 }
 
 function columns(currency: string): Column[] {
-  const money = (minor: number) => formatMoney(minor, currency);
   return [
     { title: '#', width: 22, align: 'right', cell: (_, i) => String(i + 1) },
     { title: 'SKU', width: 72, align: 'left', cell: (it) => it.sku ?? '' },
     { title: 'Item', width: 171, align: 'auto', cell: (it) => it.name },
     { title: 'Qty', width: 44, align: 'right', cell: (it) => String(it.qtyOrdered) },
     { title: 'Received', width: 52, align: 'right', cell: (it) => String(it.qtyReceived) },
-    { title: 'Unit cost', width: 72, align: 'right', cell: (it) => money(it.unitCost) },
-    { title: 'Total', width: 82, align: 'right', cell: (it) => money(it.lineTotal) },
+    { title: 'Unit cost', width: 72, align: 'right', cell: (it) => money(it.unitCost, currency) },
+    { title: 'Total', width: 82, align: 'right', cell: (it) => money(it.lineTotal, currency) },
   ];
 }
 
@@ -109,7 +124,6 @@ function blocks(doc: PDFKit.PDFDocument, y: number, left: { title: string; lines
 
 function renderOne(doc: PDFKit.PDFDocument, storeName: string, { po, items, warehouse }: PdfPurchaseOrder): void {
   const number = formatPoNumber(po.number);
-  const money = (minor: number) => formatMoney(minor, po.currency);
   let y = MARGIN;
   doc.font('bold').fontSize(20).fillColor('black');
   drawLine(doc, 'Purchase order', MARGIN, y, CONTENT / 2, 'left');
@@ -167,7 +181,7 @@ function renderOne(doc: PDFKit.PDFDocument, storeName: string, { po, items, ware
   for (const [label, minor] of totals) {
     doc.font(label === 'Total' ? 'bold' : 'regular');
     drawLine(doc, label, MARGIN + CONTENT - 260, y, 130, 'left');
-    drawLine(doc, money(minor), MARGIN + CONTENT - 130, y, 130 - CELL_PAD, 'right');
+    drawLine(doc, money(minor, po.currency), MARGIN + CONTENT - 130, y, 130 - CELL_PAD, 'right');
     y += rowH;
   }
   doc.font('regular');
