@@ -188,13 +188,18 @@ describe('stock follows orders', () => {
     // Between holding kinds nothing moves.
     assert.equal((await patchStatus(s, o.id, 'shipped')).status, 200);
     assert.equal(await stockOf(s, p.id), 2);
+    // Editing the items of a holding order moves the difference.
+    const edited = await api('PATCH', `/v1/stores/${s.storeId}/orders/${o.id}`, { token: s.token, body: { items: [{ productId: p.id, quantity: 4 }] } });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal(await stockOf(s, p.id), 1);
+    assertProblem(await api('PATCH', `/v1/stores/${s.storeId}/orders/${o.id}`, { token: s.token, body: { items: [{ productId: p.id, quantity: 6 }] } }), 409, 'CONFLICT');
     assert.equal((await patchStatus(s, o.id, 'cancelled')).status, 200);
     assert.equal(await stockOf(s, p.id), 5);
 
     const ledger = await movements(s, p.id);
-    assert.deepEqual(ledger.map((m) => [m.reason, m.delta, m.refId, m.warehouseId]), [['order', 3, o.id, null], ['order', -3, o.id, null], ['adjustment', 5, null, null]]);
+    assert.deepEqual(ledger.map((m) => [m.reason, m.delta, m.refId, m.warehouseId]), [['order', 4, o.id, null], ['order', -1, o.id, null], ['order', -3, o.id, null], ['adjustment', 5, null, null]]);
     const events = (await productEvents(s)).filter((e) => e.data.product.id === p.id);
-    assert.deepEqual(events.map((e) => [e.data.previous_data.stock, e.data.product.stock]), [[5, 2], [2, 5]]);
+    assert.deepEqual(events.map((e) => [e.data.previous_data.stock, e.data.product.stock]), [[5, 2], [2, 1], [1, 5]]);
   });
 
   test('409 and nothing changed when stock would go below zero, unless the product allows backorders', async () => {
