@@ -34,7 +34,9 @@ async function createOrder(storeId: string, token: string, extra: Record<string,
     body: { customerName: 'Ada', items: [{ name: 'Tea', quantity: 1, price: 2 }], ...extra },
   });
   assert.equal(res.status, 201, res.text);
-  return res.body;
+  // paymentToken is in the create response only, never in an event payload.
+  const { paymentToken: _token, ...order } = res.body;
+  return order;
 }
 
 /** Waits until this process's hub holds `n` more subscribers than `base`: a subscription is live. */

@@ -7,7 +7,7 @@ export const ORDER = `id storeId customerName customerPhone items { productId na
   shippingAddress { country address communeId communeName wilayaCode } shippingMethodId shippingType shippingCost promoCode discount
   fulfillment { parcelId tracking status labelUrl } paymentStatus paymentMethod confirmedAt landingPageId metadata createdAt updatedAt`;
 export const WEBHOOK = 'id storeId name url events headers metadata active hasSecret createdAt updatedAt';
-export const DELIVERY = 'id webhookId event test url status statusCode responseTimeMs responseBody error createdAt';
+export const DELIVERY = 'id webhookId event test url status statusCode responseTimeMs responseBody error timings { dns connect tls firstByte total } redeliveryOf createdAt';
 export const TOKEN = 'id kind name scopes app { id name } createdAt lastUsedAt expiresAt current last4';
 export const APP = 'id name description homepageUrl redirectUris scopes createdAt updatedAt';
 export const APP_REF = 'id name description homepageUrl';

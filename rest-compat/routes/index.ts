@@ -11,6 +11,21 @@ import events from './events.js';
 import inventory from './inventory.js';
 import promos from './promos.js';
 import purchaseOrders from './purchase-orders.js';
+import payments from './payments.js';
 
 /** The whole REST table: one entry per /v1 route. */
-export const ROUTES: RestRoute[] = [...auth, ...users, ...apps, ...stores, ...products, ...orders, ...statuses, ...webhooks, ...events, ...inventory, ...promos, ...purchaseOrders];
+export const ROUTES: RestRoute[] = [
+  ...auth,
+  ...users,
+  ...apps,
+  ...stores,
+  ...products,
+  ...orders,
+  ...statuses,
+  ...webhooks,
+  ...events,
+  ...payments,
+  ...inventory,
+  ...promos,
+  ...purchaseOrders,
+];

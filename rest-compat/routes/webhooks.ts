@@ -70,4 +70,11 @@ export default group('webhooks', [
     summary: 'Delivery history, newest first, last 50 kept',
     operation: `query($storeId: ID!, $webhookId: ID!) { webhookHistory(storeId: $storeId, webhookId: $webhookId) { data { ${DELIVERY} } } }`,
   }),
+  route({
+    method: 'POST',
+    path: `${base}/{webhookId}/history/{deliveryId}/redeliver`,
+    summary: "Send a history entry's payload again as a new delivery (recorded with redeliveryOf); 30 a minute per store",
+    status: 202,
+    operation: `mutation($storeId: ID!, $webhookId: ID!, $deliveryId: ID!) { redeliverWebhookDelivery(storeId: $storeId, webhookId: $webhookId, deliveryId: $deliveryId) { webhookId deliveryId redeliveryOf } }`,
+  }),
 ]);

@@ -10,6 +10,8 @@ import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
 import { InventoryLevel, InventoryMovement, Warehouse } from '../domains/inventory/inventory.entity.js';
 import { Promo } from '../domains/promos/promo.entity.js';
 import { PurchaseOrder, PurchaseOrderItem, PurchaseOrderReceipt, PurchaseOrderSend } from '../domains/purchase-orders/purchase-order.entity.js';
+import { StoreIntegration } from '../domains/integrations/integration.entity.js';
+import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -35,4 +37,7 @@ export const ENTITIES = [
   PurchaseOrderItem,
   PurchaseOrderReceipt,
   PurchaseOrderSend,
+  StoreIntegration,
+  Payment,
+  PaymentRefund,
 ];

@@ -7,10 +7,12 @@ import { ProductResolver } from './products/product.resolver.js';
 import { OrderResolver } from './orders/order.resolver.js';
 import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
+import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
 import { InventoryResolver } from './inventory/inventory.resolver.js';
 import { PromoResolver } from './promos/promo.resolver.js';
 import { PurchaseOrderResolver } from './purchase-orders/purchase-order.resolver.js';
+import { PaymentResolver } from './payments/payment.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -23,8 +25,10 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   OrderResolver,
   StatusResolver,
   WebhookResolver,
+  WebhookRedeliveryResolver,
   EventsResolver,
   InventoryResolver,
   PromoResolver,
   PurchaseOrderResolver,
+  PaymentResolver,
 ];

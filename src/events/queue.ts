@@ -13,6 +13,8 @@ export interface DeliveryJob {
   event: string;
   timestamp: string;
   data: Record<string, unknown>;
+  /** The history entry this delivery sends again, for a manual redelivery. */
+  redeliveryOf?: string;
 }
 
 /**
@@ -50,7 +52,7 @@ export function createQueue(deps: Deps): Queue {
     schedule: true,
     ...(deps.embedded ? { supervise: true, monitorIntervalSeconds: 60 } : {}),
   });
-  boss.on('error', (err) => console.error('queue error:', err.message));
+  boss.on('error', (err) => deps.log.error({ err: err.message }, 'queue error'));
   const wakers: Array<() => void> = [];
   return {
     boss,

@@ -116,6 +116,8 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   if (req.raw.socket.destroyed) return stop();
 
   reply.hijack();
+  // Headers set through fastify (CORS, X-Request-Id) are not on the raw response yet.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',

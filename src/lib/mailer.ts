@@ -38,14 +38,17 @@ export interface Mailer {
 
 type Log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
 
-/** Lines shaped like the HTTP server's pino lines, so one log pipeline reads both. */
-const PINO_LEVEL = { info: 30, warn: 40, error: 50 } as const;
+/** Mail log lines name the subject, never the recipient or the body (which carries single-use tokens). */
+const logger = (deps: Deps): Log => (level, msg, fields) => deps.log[level](fields, msg);
 
-function logger(deps: Deps): Log {
-  return (level, msg, fields) => {
-    if (deps.config.logLevel === 'silent') return;
-    console[level](JSON.stringify({ level: PINO_LEVEL[level], time: Date.now(), pid: process.pid, msg, ...fields }));
-  };
+/**
+ * Outside production with no SMTP, mail is printed to stdout as readable text, link included, so a
+ * newcomer can finish verification and resets locally (a console backend, not a log line).
+ */
+function printMail(deps: Deps, mail: OutgoingMail): void {
+  if (deps.config.production || deps.config.logLevel === 'silent') return;
+  const rule = '-'.repeat(72);
+  process.stdout.write(`${rule}\nEmail (not sent: SOUK_SMTP_URL is not set)\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n${rule}\n`);
 }
 
 /** Over SMTP in the background, so a slow mail server never holds up an API response. */
@@ -66,7 +69,7 @@ function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
       const p = handOver(mail)
         .then(
           () => undefined,
-          (err: Error) => log('error', 'email not sent: SMTP failed', { to: mail.to, subject: mail.subject, error: err.message }),
+          (err: Error) => log('error', 'email not sent: SMTP failed', { subject: mail.subject, error: err.message }),
         )
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
@@ -84,16 +87,17 @@ function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
   };
 }
 
-/** Without SMTP the mail is kept in mail_outbox; the log names the recipient, never the body. */
+/** Without SMTP the mail is kept in mail_outbox (and printed outside production). */
 function outboxMailer(deps: Deps, log: Log): Mailer {
   const keep = async (mail: OutgoingMail) => {
     try {
       const em = deps.orm.em.fork() as EntityManager;
       em.create(OutboxMail, { toAddress: mail.to, subject: mail.subject, body: mail.text });
       await em.flush();
-      log('warn', 'email not sent: no SMTP configured', { to: mail.to, subject: mail.subject });
+      log('warn', 'email not sent: no SMTP configured, kept in mail_outbox', { subject: mail.subject });
+      printMail(deps, mail);
     } catch (err) {
-      log('error', 'email not kept in the outbox', { to: mail.to, error: (err as Error).message });
+      log('error', 'email not kept in the outbox', { subject: mail.subject, error: (err as Error).message });
     }
   };
   return {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
@@ -10,11 +10,26 @@ import { createContext, type Ctx, type Deps } from '../core/context.js';
 import { AppError, problem } from '../core/errors.js';
 import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
+import { logRequests, noteContext, requestId } from './request-log.js';
+import { allowOrigins, carryHeaders } from './cors.js';
 import type { OpenApiPaths } from '../core/module.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** How long close() waits for requests in flight before cutting connections (main.ts gives up at 20 s). */
 export const DRAIN_TIMEOUT_MS = 10_000;
+
+/** A GraphQL request's error codes join its log line (and the variables' storeId). */
+const errorCodesPlugin: ApolloServerPlugin<Ctx> = {
+  async requestDidStart({ contextValue, request }) {
+    const storeId = request.variables?.storeId;
+    if (contextValue.request && typeof storeId === 'string') contextValue.request.storeId = storeId;
+    return {
+      async didEncounterErrors({ contextValue: ctx, errors }) {
+        ctx.request?.errorCodes.push(...errors.map((e) => mapGraphQLError(e).code));
+      },
+    };
+  },
+};
 
 /** GraphQL errors carry the vocabulary's code; nothing internal leaks. */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
@@ -71,7 +86,10 @@ export function rewriteCustomVerb(url: string): string {
 
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
-    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, redact: ['req.headers.authorization'] },
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    // logRequests writes one line per request instead of fastify's two.
+    disableRequestLogging: true,
+    genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
     trustProxy: false,
@@ -80,6 +98,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
 
   drainOnClose(app);
+  logRequests(app, deps);
+  await allowOrigins(app, deps.config.corsOrigins);
 
   // JSON only: a text body would otherwise reach routes as a string.
   app.removeContentTypeParser('text/plain');
@@ -120,18 +140,20 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
-    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>],
+    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, errorCodesPlugin],
+    // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
+    introspection: deps.config.graphqlIntrospection,
   });
   await apollo.start();
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    context: async (req: FastifyRequest) => createContext(deps, req.headers.authorization, req.ip),
+    context: async (req: FastifyRequest) => noteContext(req, await createContext(deps, req.headers.authorization, req.ip)),
   } as never);
 
   const sse = createSseHandler<Record<PropertyKey, unknown>>({
     schema,
-    context: async (req) => (await createContext(deps, req.raw.headers.authorization, req.raw.ip)) as unknown as Record<PropertyKey, unknown>,
+    context: async (req) => noteContext(req.raw, await createContext(deps, req.raw.headers.authorization, req.raw.ip)) as unknown as Record<PropertyKey, unknown>,
     onNext: (_ctx, _req, result) => {
       const r = result as ExecutionResult;
       if (!r.errors?.length) return;
@@ -143,6 +165,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     url: '/graphql/stream',
     handler: async (req, reply) => {
       try {
+        carryHeaders(reply);
         await sse(req, reply);
       } catch (err) {
         req.log.error({ err }, 'graphql-sse failed');

@@ -28,7 +28,7 @@ for (const [net, prefix] of [
 
 export class BlockedAddressError extends Error {
   constructor(address: string) {
-    super(`refused: ${address} is a private, loopback, link-local or otherwise non-public address`);
+    super(`refused: ${address} is a private, loopback, link-local or otherwise non-public address (SOUK_WEBHOOK_ALLOW_PRIVATE=1 allows it)`);
     this.name = 'BlockedAddressError';
   }
 }

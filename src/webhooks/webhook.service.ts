@@ -63,7 +63,7 @@ function checkUrl(ctx: Ctx, url: string, path = 'url'): string {
   }
   const allowHttp = ctx.deps.config.webhookAllowHttp;
   if (u.protocol !== 'https:' && !(allowHttp && u.protocol === 'http:')) {
-    throw invalid(path, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+    throw invalid(path, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL (SOUK_WEBHOOK_ALLOW_HTTP=1 allows http://)');
   }
   if (!u.hostname) throw invalid(path, 'must name a host');
   if (u.username || u.password) throw invalid(path, 'must not carry credentials');
@@ -168,7 +168,7 @@ export async function deleteWebhook(ctx: Ctx, storeId: string, id: string): Prom
   if (!deleted) throw notFound('webhook');
 }
 
-const deliveryView = (row: Record<string, unknown>): DeliveryType => ({
+export const deliveryView = (row: Record<string, unknown>): DeliveryType => ({
   id: String(row.id),
   webhookId: (row.webhook_id as string) ?? null,
   event: String(row.event),
@@ -179,6 +179,8 @@ const deliveryView = (row: Record<string, unknown>): DeliveryType => ({
   responseTimeMs: Number(row.response_time_ms),
   responseBody: (row.response_body as string) ?? null,
   error: (row.error as string) ?? null,
+  timings: (row.timings as DeliveryType['timings']) ?? null,
+  redeliveryOf: (row.redelivery_of as string) ?? null,
   createdAt: new Date(row.created_at as string).toISOString(),
 });
 
@@ -193,6 +195,8 @@ const attemptView = (a: RecordedAttempt): DeliveryType => ({
   responseTimeMs: a.responseTimeMs,
   responseBody: a.responseBody,
   error: a.error,
+  timings: a.timings,
+  redeliveryOf: a.redeliveryOf,
   createdAt: a.createdAt.toISOString(),
 });
 
@@ -225,7 +229,7 @@ export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, 
     timeoutMs: TEST_TIMEOUT_MS,
     allowPrivate: ctx.deps.config.webhookAllowPrivate,
   });
-  const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt };
+  const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt, payload: null, redeliveryOf: null };
   await recordAttempt(ctx.em.fork() as EntityManager, attempt);
   return attemptView(attempt);
 }
@@ -252,7 +256,7 @@ export async function testWebhookUrl(ctx: Ctx, storeId: string, input: WebhookUr
     timeoutMs: TEST_TIMEOUT_MS,
     allowPrivate: ctx.deps.config.webhookAllowPrivate,
   });
-  return { ...result, id, webhookId: null, event, test: true, url, createdAt: createdAt.toISOString(), secret: minted };
+  return { ...result, id, webhookId: null, event, test: true, url, redeliveryOf: null, createdAt: createdAt.toISOString(), secret: minted };
 }
 
 /** Queues one delivery per active subscribed webhook (or the listed ones) for a chosen record or data. */

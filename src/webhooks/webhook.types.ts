@@ -112,6 +112,24 @@ export class WebhookUpdateInput {
   rotateSecret?: boolean | null;
 }
 
+@ObjectType('DeliveryTimings', { description: "Per-phase durations of an attempt in ms (null where a phase did not happen)." })
+export class DeliveryTimingsType {
+  @Field(() => Int, { nullable: true })
+  dns!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  connect!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  tls!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  firstByte!: number | null;
+
+  @Field(() => Int)
+  total!: number;
+}
+
 @ObjectType('WebhookDelivery', { description: 'One delivery attempt: a test result or a history entry.' })
 export class DeliveryType {
   @Field(() => ID, { description: 'The X-Svc-Delivery UUID.' })
@@ -143,6 +161,12 @@ export class DeliveryType {
 
   @Field(() => String, { nullable: true })
   error!: string | null;
+
+  @Field(() => DeliveryTimingsType, { nullable: true, description: 'Null for attempts recorded before timings were kept.' })
+  timings!: DeliveryTimingsType | null;
+
+  @Field(() => ID, { nullable: true, description: 'The history entry this delivery sent again.' })
+  redeliveryOf!: string | null;
 
   @Field(() => String)
   createdAt!: string;

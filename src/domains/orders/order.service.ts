@@ -15,6 +15,7 @@ import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
 import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
 import { redeemPromo } from '../promos/promo.service.js';
+import { newPaymentToken } from '../payments/payment-token.js';
 
 export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
 
@@ -75,6 +76,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const status = await initialStatus(tx, storeId);
+    const token = newPaymentToken();
     const order = tx.em.create(Order, {
       storeId,
       currency,
@@ -85,12 +87,14 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       statusId: status.id,
       status: status.slug,
       metadata: input.metadata ?? {},
+      paymentTokenHash: token.hash,
     });
     if (input.promoCode) await applyPromo(tx, order, input.promoCode);
     await tx.em.flush();
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
-    return view;
+    // The token is shown once, to the creator; payloads and later reads never carry it.
+    return { ...view, paymentToken: token.token };
   });
 }
 

@@ -123,6 +123,9 @@ export class OrderType {
 
   @Field(() => String)
   updatedAt!: string;
+
+  @Field(() => String, { nullable: true, description: "Only in the create response: a bearer token for this order's payment methods, select, checkout and status." })
+  paymentToken?: string | null;
 }
 
 @ObjectType()
