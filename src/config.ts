@@ -24,6 +24,8 @@ export interface Config {
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** Yalidine's API base URL (tests point it at a local fake). */
+  yalidineUrl: string;
   /** Chargily Pay v2 base URL (checkouts at `/api/v2/checkouts`); the test mode is `https://pay.chargily.net/test`. */
   chargilyUrl: string;
   /** Stripe API base URL. */
@@ -130,5 +132,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOrigins(env.SOUK_CORS_ORIGINS, production),
     metrics: flag(env.SOUK_METRICS),
     metricsPort: env.SOUK_METRICS_PORT ? intVar(env, 'SOUK_METRICS_PORT', 0, 1, 65535) : null,
+    yalidineUrl: urlVar(env, 'SOUK_YALIDINE_URL', 'https://api.yalidine.app/v1'),
   };
 }

@@ -13,8 +13,11 @@ import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
 import { purchaseOrderSendModule } from './domains/purchase-orders/purchase-order.send.js';
+import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
+import { dashboardModule } from './server/dashboard.js';
+import { optionsModule } from './domains/options/options.cache.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
@@ -31,6 +34,9 @@ export const MODULES: readonly Module[] = [
   statusesModule,
   paymentsModule,
   purchaseOrderSendModule,
+  carrierModule,
+  dashboardModule,
+  optionsModule,
 ];
 
 export interface Service {

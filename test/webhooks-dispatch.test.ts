@@ -193,7 +193,7 @@ describe('test deliveries', () => {
     const s = await storeWithWebhook({ active: false, headers: { 'X-Tenant': 't1' } });
     const res = await api('POST', `${hooks(s.storeId)}/${s.webhook.id}/test`, { token: s.token, body: { event: 'product.updated' } });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'error', 'event', 'id', 'responseBody', 'responseTimeMs', 'status', 'statusCode', 'test', 'url', 'webhookId']);
+    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'error', 'event', 'id', 'redeliveryOf', 'responseBody', 'responseTimeMs', 'status', 'statusCode', 'test', 'timings', 'url', 'webhookId']);
     assert.equal(res.body.event, 'productUpdated');
     assert.equal(res.body.status, 'success');
     const [d] = await rx.waitFor(1, 5000, s.fromHere);

@@ -12,3 +12,6 @@ export const TOKEN = 'id kind name scopes app { id name } createdAt lastUsedAt e
 export const APP = 'id name description homepageUrl redirectUris scopes createdAt updatedAt';
 export const APP_REF = 'id name description homepageUrl';
 export const STATUS = 'id name slug color position kind';
+export const INTEGRATION = 'key kind provider enabled status config secrets lastError lastSuccessAt createdAt updatedAt';
+export const PARCEL = `id orderId provider tracking status rawStatus labelUrl deliveryType stopDeskId codAmount deliveryFee currency paymentStatus
+  history { status rawStatus reason occurredAt source } createdAt updatedAt`;

@@ -11,7 +11,14 @@ import events from './events.js';
 import inventory from './inventory.js';
 import promos from './promos.js';
 import purchaseOrders from './purchase-orders.js';
+import integrations from './integrations.js';
+import carrier from './carrier.js';
 import payments from './payments.js';
+import templateComponents from './template-components.js';
+import shipping from './shipping.js';
+import storeTemplates from './store-templates.js';
+import pages from './pages.js';
+import options from './options.js';
 
 /** The whole REST table: one entry per /v1 route. */
 export const ROUTES: RestRoute[] = [
@@ -24,7 +31,14 @@ export const ROUTES: RestRoute[] = [
   ...statuses,
   ...webhooks,
   ...events,
+  ...integrations,
+  ...carrier,
   ...payments,
+  ...templateComponents,
+  ...shipping,
+  ...storeTemplates,
+  ...pages,
+  ...options,
   ...inventory,
   ...promos,
   ...purchaseOrders,

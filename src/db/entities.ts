@@ -11,7 +11,12 @@ import { InventoryLevel, InventoryMovement, Warehouse } from '../domains/invento
 import { Promo } from '../domains/promos/promo.entity.js';
 import { PurchaseOrder, PurchaseOrderItem, PurchaseOrderReceipt, PurchaseOrderSend } from '../domains/purchase-orders/purchase-order.entity.js';
 import { StoreIntegration } from '../domains/integrations/integration.entity.js';
+import { CarrierWebhook, Parcel } from '../domains/carrier/parcel.entity.js';
 import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
+import { TemplateComponent } from '../domains/templates/component.entity.js';
+import { StoreTemplate, StoreTemplateLocale } from '../domains/templates/store-template.entity.js';
+import { ShippingMethod, ShippingPrice } from '../domains/shipping/shipping.entity.js';
+import { Page, PageRedirect } from '../domains/pages/page.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -38,6 +43,15 @@ export const ENTITIES = [
   PurchaseOrderReceipt,
   PurchaseOrderSend,
   StoreIntegration,
+  Parcel,
+  CarrierWebhook,
   Payment,
   PaymentRefund,
+  TemplateComponent,
+  StoreTemplate,
+  StoreTemplateLocale,
+  ShippingPrice,
+  ShippingMethod,
+  Page,
+  PageRedirect,
 ];

@@ -12,7 +12,14 @@ import { EventsResolver } from '../events/events.resolver.js';
 import { InventoryResolver } from './inventory/inventory.resolver.js';
 import { PromoResolver } from './promos/promo.resolver.js';
 import { PurchaseOrderResolver } from './purchase-orders/purchase-order.resolver.js';
+import { IntegrationResolver } from './integrations/integration.resolver.js';
+import { CarrierResolver } from './carrier/carrier.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
+import { TemplateComponentResolver } from './templates/component.resolver.js';
+import { StoreTemplateResolver } from './templates/store-template.resolver.js';
+import { ShippingResolver } from './shipping/shipping.resolver.js';
+import { PageResolver } from './pages/page.resolver.js';
+import { OptionsResolver } from './options/options.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -30,5 +37,12 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   InventoryResolver,
   PromoResolver,
   PurchaseOrderResolver,
+  IntegrationResolver,
+  CarrierResolver,
   PaymentResolver,
+  TemplateComponentResolver,
+  StoreTemplateResolver,
+  ShippingResolver,
+  PageResolver,
+  OptionsResolver,
 ];

@@ -109,6 +109,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return jsonParser(req, body as string, done);
   });
+  // RFC 7396 merge patches (PATCH of shipping prices) are JSON under their own media type.
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => jsonParser(req, body as string, done));
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
     if (err instanceof AppError) return sendProblem(reply, problem(err.code, err.message, err.errors), err.headers);
@@ -175,7 +177,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
 
   const compiled = compileRoutes(schema);
-  const openapi = buildOpenApi(schema, compiled);
+  const openapi = buildOpenApi(schema, compiled, deps.config.publicUrl);
   // Routes modules serve outside the table (event streams) are documented beside it.
   for (const m of deps.modules) if (m.http?.paths) Object.assign(openapi.paths as OpenApiPaths, m.http.paths);
   app.get('/v1/openapi.json', async () => openapi);

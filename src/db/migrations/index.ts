@@ -2,7 +2,9 @@ import { Migration20261122000000_foundation } from './Migration20261122000000_fo
 import { Migration20261122010000_identity } from './Migration20261122010000_identity.js';
 import { Migration20261122020000_commerce } from './Migration20261122020000_commerce.js';
 import { Migration20261123000000_money } from './Migration20261123000000_money.js';
+import { Migration20261123030000_catalog } from './Migration20261123030000_catalog.js';
 import { Migration20261123040000_inventory } from './Migration20261123040000_inventory.js';
+import { Migration20261123060000_carrier } from './Migration20261123060000_carrier.js';
 import { Migration20261123070000_payments } from './Migration20261123070000_payments.js';
 import { Migration20261123100000_integrators } from './Migration20261123100000_integrators.js';
 
@@ -12,7 +14,9 @@ export const MIGRATIONS = [
   { name: 'Migration20261122010000_identity', class: Migration20261122010000_identity },
   { name: 'Migration20261122020000_commerce', class: Migration20261122020000_commerce },
   { name: 'Migration20261123000000_money', class: Migration20261123000000_money },
+  { name: 'Migration20261123030000_catalog', class: Migration20261123030000_catalog },
   { name: 'Migration20261123040000_inventory', class: Migration20261123040000_inventory },
+  { name: 'Migration20261123060000_carrier', class: Migration20261123060000_carrier },
   { name: 'Migration20261123070000_payments', class: Migration20261123070000_payments },
   { name: 'Migration20261123100000_integrators', class: Migration20261123100000_integrators },
 ];

@@ -15,6 +15,7 @@ import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
 import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
 import { redeemPromo } from '../promos/promo.service.js';
+import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
 
 export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
@@ -76,6 +77,8 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const status = await initialStatus(tx, storeId);
+    const shippingCost = await orderShippingCost(tx, storeId, currency, input);
+    const address = input.shippingAddress;
     const token = newPaymentToken();
     const order = tx.em.create(Order, {
       storeId,
@@ -83,7 +86,19 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       customerName: input.customerName.trim(),
       customerPhone: input.customerPhone ?? null,
       items,
-      total: totalOf({ items, shippingCost: 0, discount: 0 }),
+      shippingAddress: address
+        ? {
+            country: (address.country ?? 'DZ').toUpperCase(),
+            address: address.address ?? null,
+            communeId: address.communeId ?? null,
+            communeName: address.communeName ?? null,
+            wilayaCode: address.wilayaCode ?? null,
+          }
+        : null,
+      shippingMethodId: input.shippingMethodId ?? null,
+      shippingType: input.shippingType ?? null,
+      shippingCost,
+      total: totalOf({ items, shippingCost, discount: 0 }),
       statusId: status.id,
       status: status.slug,
       metadata: input.metadata ?? {},
