@@ -37,6 +37,15 @@ export interface Config {
   /** Serve Prometheus metrics at GET /metrics (SOUK_METRICS=1) and/or on their own port. */
   metrics: boolean;
   metricsPort: number | null;
+  /** Image generation: `local` (offline, deterministic) or `openai` (an OpenAI-compatible images API). */
+  aiProvider: 'local' | 'openai';
+  aiImagesUrl: string;
+  aiApiKey: string | null;
+  aiImageModel: string;
+  /** One images API request's time limit (the contract's 10 s by default; real models can need more). */
+  aiTimeoutMs: number;
+  /** Generations a store may queue per UTC day. */
+  aiDailyQuota: number;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +68,12 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
   return n;
+}
+
+function aiProvider(raw: string | undefined): 'local' | 'openai' {
+  if (raw === undefined || raw === '' || raw === 'local') return 'local';
+  if (raw === 'openai') return 'openai';
+  throw new ConfigError('SOUK_AI_PROVIDER must be local or openai');
 }
 
 /** A provider base URL: http(s) only, checked at start rather than at the first call. */
@@ -133,5 +148,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: flag(env.SOUK_METRICS),
     metricsPort: env.SOUK_METRICS_PORT ? intVar(env, 'SOUK_METRICS_PORT', 0, 1, 65535) : null,
     yalidineUrl: urlVar(env, 'SOUK_YALIDINE_URL', 'https://api.yalidine.app/v1'),
+    aiProvider: aiProvider(env.SOUK_AI_PROVIDER),
+    aiImagesUrl: urlVar(env, 'SOUK_AI_IMAGES_URL', 'https://api.openai.com/v1'),
+    aiApiKey: env.SOUK_AI_API_KEY || null,
+    aiImageModel: env.SOUK_AI_IMAGE_MODEL || 'gpt-image-1',
+    aiTimeoutMs: intVar(env, 'SOUK_AI_TIMEOUT_MS', 10_000, 500, 115_000),
+    aiDailyQuota: intVar(env, 'SOUK_AI_DAILY_QUOTA', 100, 0, 1_000_000),
   };
 }

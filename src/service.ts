@@ -16,6 +16,7 @@ import { purchaseOrderSendModule } from './domains/purchase-orders/purchase-orde
 import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
+import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
 import { optionsModule } from './domains/options/options.cache.js';
 
@@ -35,6 +36,7 @@ export const MODULES: readonly Module[] = [
   paymentsModule,
   purchaseOrderSendModule,
   carrierModule,
+  aiModule,
   dashboardModule,
   optionsModule,
 ];
@@ -72,6 +74,8 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     let url = '';
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port });
+      // An ephemeral port (PORT=0) is known only now: a default public URL follows it.
+      if (config.publicUrl === `http://${config.host}:0`) config.publicUrl = url;
     } else {
       await app.ready();
     }

@@ -19,6 +19,7 @@ import shipping from './shipping.js';
 import storeTemplates from './store-templates.js';
 import pages from './pages.js';
 import options from './options.js';
+import ai from './ai.js';
 
 /** The whole REST table: one entry per /v1 route. */
 export const ROUTES: RestRoute[] = [
@@ -39,6 +40,7 @@ export const ROUTES: RestRoute[] = [
   ...storeTemplates,
   ...pages,
   ...options,
+  ...ai,
   ...inventory,
   ...promos,
   ...purchaseOrders,

@@ -57,7 +57,7 @@ export type Policy =
    * A permission in the store named by the argument `arg` (default `storeId`). With
    * `optional`, a call without that argument falls back to that policy (marketplace reads).
    */
-  | { kind: 'store'; permission: Permission; arg?: string; optional?: 'public' | 'user' }
+  | { kind: 'store'; permission: Permission; arg?: string; optional?: 'public' | 'user' | 'platform' }
   /** The service decides, for the reason given (e.g. an order's payment token). */
   | { kind: 'delegated'; reason: string };
 
@@ -65,7 +65,7 @@ export const policies = {
   public: (): Policy => ({ kind: 'public' }),
   user: (opts: { session?: boolean; scope?: string } = {}): Policy => ({ kind: 'user', ...opts }),
   platformAdmin: (): Policy => ({ kind: 'platform' }),
-  store: (permission: Permission, opts: { arg?: string; optional?: 'public' | 'user' } = {}): Policy => ({ kind: 'store', permission, ...opts }),
+  store: (permission: Permission, opts: { arg?: string; optional?: 'public' | 'user' | 'platform' } = {}): Policy => ({ kind: 'store', permission, ...opts }),
   delegated: (reason: string): Policy => ({ kind: 'delegated', reason }),
 };
 
@@ -201,7 +201,7 @@ export function describePolicy(p: Policy | undefined): string {
     case 'platform':
       return 'platform admin';
     case 'store':
-      return `store: ${p.permission}${p.optional ? ` (without storeId: ${p.optional})` : ''}`;
+      return `store: ${p.permission}${p.optional ? ` (without storeId: ${p.optional === 'platform' ? 'platform admin' : p.optional})` : ''}`;
     case 'delegated':
       return `delegated: ${p.reason}`;
   }

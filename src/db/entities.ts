@@ -17,6 +17,8 @@ import { TemplateComponent } from '../domains/templates/component.entity.js';
 import { StoreTemplate, StoreTemplateLocale } from '../domains/templates/store-template.entity.js';
 import { ShippingMethod, ShippingPrice } from '../domains/shipping/shipping.entity.js';
 import { Page, PageRedirect } from '../domains/pages/page.entity.js';
+import { ImagePromptTemplate } from '../domains/ai/prompt-template.entity.js';
+import { AiAsset, AiGeneration, BrandStudio } from '../domains/ai/brand-studio.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -54,4 +56,8 @@ export const ENTITIES = [
   ShippingMethod,
   Page,
   PageRedirect,
+  ImagePromptTemplate,
+  BrandStudio,
+  AiGeneration,
+  AiAsset,
 ];

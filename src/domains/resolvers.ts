@@ -20,6 +20,7 @@ import { StoreTemplateResolver } from './templates/store-template.resolver.js';
 import { ShippingResolver } from './shipping/shipping.resolver.js';
 import { PageResolver } from './pages/page.resolver.js';
 import { OptionsResolver } from './options/options.resolver.js';
+import { BrandStudioResolver, ImagePromptTemplateResolver } from './ai/ai.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -45,4 +46,6 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   ShippingResolver,
   PageResolver,
   OptionsResolver,
+  BrandStudioResolver,
+  ImagePromptTemplateResolver,
 ];

@@ -5,7 +5,7 @@ import { READ_STORE, requireStoreAccess } from '../domains/stores/access.js';
 import { pageLimit } from '../lib/pagination.js';
 import type { CommittedEvent } from './bus.js';
 import { getHub } from './hub.js';
-import { normalizeEvents, type EventName } from './names.js';
+import { EVENT_NAMES, normalizeStreamEvents } from './names.js';
 import { lastSeq, readEventsAfter } from './store-events.js';
 
 /** An event as the realtime channel, the feed and the SSE stream show it; `id` is the cursor. */
@@ -31,8 +31,9 @@ export function parseCursor(raw: string, path: string): number {
   return Number(raw);
 }
 
-export const eventFilter = (events: readonly string[] | null | undefined): EventName[] | undefined =>
-  events === null || events === undefined ? undefined : normalizeEvents(events);
+/** The events a reader asked for; unnamed, the six webhook events (realtime-only ones must be named). */
+export const eventFilter = (events: readonly string[] | null | undefined): string[] =>
+  events === null || events === undefined ? [...EVENT_NAMES] : normalizeStreamEvents(events);
 
 export interface FeedArgs {
   after?: string | null;
@@ -123,7 +124,7 @@ export async function subscribeStoreEvents(ctx: Ctx, storeId: string, events?: s
   unsubscribe = hub.subscribe(
     storeId,
     (e) => {
-      if (done || (only && !only.includes(e.event as EventName))) return;
+      if (done || !only.includes(e.event)) return;
       const view = eventView(e);
       if (wake) {
         const w = wake;

@@ -1,4 +1,4 @@
-import { PgBoss, fromKnex } from 'pg-boss';
+import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
 import type { Deps } from '../core/context.js';
 import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
@@ -85,15 +85,10 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
   tx.afterCommit.push(() => queue.wake());
 }
 
-/**
- * Jobs of any queue, inserted through the transaction's own connection like deliveries: they
- * commit or vanish with the write that queued them. `afterCommit` runs once they are visible.
- */
-export async function enqueueInTransaction(tx: TxCtx, queueName: string, jobs: Array<{ id?: string; data: object }>, afterCommit?: () => void): Promise<void> {
+/** Enqueue jobs of any queue through the transaction's own connection (same guarantee as deliveries). */
+export async function enqueueInTransaction(tx: TxCtx, queue: string, jobs: JobInsert[]): Promise<void> {
   if (!jobs.length) return;
-  const queue = getQueue(tx.deps);
   const trx = tx.em.getTransactionContext();
   if (!trx) throw new Error('enqueueInTransaction needs a transaction');
-  await queue.boss.insert(queueName, jobs, { db: knexDb(trx) });
-  if (afterCommit) tx.afterCommit.push(afterCommit);
+  await getQueue(tx.deps).boss.insert(queue, jobs, { db: knexDb(trx) });
 }

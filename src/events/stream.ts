@@ -34,7 +34,7 @@ interface StreamRequest {
   storeId: string;
   actor: Actor;
   after: number | null;
-  only: string[] | undefined;
+  only: string[];
 }
 
 /** Everything that can be refused is checked before the stream starts, as problem+json. */
@@ -54,7 +54,7 @@ async function openRequest(deps: Deps, req: FastifyRequest): Promise<StreamReque
   const header = req.headers['last-event-id'];
   const raw = typeof header === 'string' && header !== '' ? header : typeof query.after === 'string' ? query.after : null;
   const after = raw === null ? null : parseCursor(raw, typeof header === 'string' && header !== '' ? 'Last-Event-ID' : 'after');
-  const only = typeof query.events === 'string' ? eventFilter(query.events.split(',').filter((s) => s !== '')) : undefined;
+  const only = eventFilter(typeof query.events === 'string' ? query.events.split(',').filter((s) => s !== '') : undefined);
   return { storeId, actor, after, only, em: ctx.em };
 }
 
@@ -85,7 +85,7 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   const send = (e: CommittedEvent) => {
     if (closed || e.seq <= last) return;
     last = e.seq;
-    if (only && !only.includes(e.event)) return;
+    if (!only.includes(e.event)) return;
     res.write(formatEvent(e));
     if (res.writableLength > MAX_UNSENT_BYTES) res.destroy();
   };

@@ -6,6 +6,7 @@ import { Migration20261123030000_catalog } from './Migration20261123030000_catal
 import { Migration20261123040000_inventory } from './Migration20261123040000_inventory.js';
 import { Migration20261123060000_carrier } from './Migration20261123060000_carrier.js';
 import { Migration20261123070000_payments } from './Migration20261123070000_payments.js';
+import { Migration20261123080000_ai } from './Migration20261123080000_ai.js';
 import { Migration20261123100000_integrators } from './Migration20261123100000_integrators.js';
 
 /** Committed migrations, in order; each runs once, at start. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261123040000_inventory', class: Migration20261123040000_inventory },
   { name: 'Migration20261123060000_carrier', class: Migration20261123060000_carrier },
   { name: 'Migration20261123070000_payments', class: Migration20261123070000_payments },
+  { name: 'Migration20261123080000_ai', class: Migration20261123080000_ai },
   { name: 'Migration20261123100000_integrators', class: Migration20261123100000_integrators },
 ];

@@ -28,7 +28,8 @@ declare module '../../core/context.js' {
 
 export async function enqueueSend(tx: TxCtx, sendId: string): Promise<void> {
   const deps = tx.deps;
-  await enqueueInTransaction(tx, PO_SEND_QUEUE, [{ data: { sendId } satisfies SendJob }], () => {
+  await enqueueInTransaction(tx, PO_SEND_QUEUE, [{ data: { sendId } satisfies SendJob }]);
+  tx.afterCommit.push(() => {
     if (deps.purchaseOrderSendWorker) getQueue(deps).boss.notifyWorker(deps.purchaseOrderSendWorker);
   });
 }
