@@ -12,6 +12,7 @@ import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
+import { purchaseOrderSendModule } from './domains/purchase-orders/purchase-order.send.js';
 import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
@@ -33,6 +34,7 @@ export const MODULES: readonly Module[] = [
   eventStreamModule,
   statusesModule,
   paymentsModule,
+  purchaseOrderSendModule,
   carrierModule,
   aiModule,
   dashboardModule,

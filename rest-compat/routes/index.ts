@@ -8,6 +8,9 @@ import orders from './orders.js';
 import statuses from './statuses.js';
 import webhooks from './webhooks.js';
 import events from './events.js';
+import inventory from './inventory.js';
+import promos from './promos.js';
+import purchaseOrders from './purchase-orders.js';
 import integrations from './integrations.js';
 import carrier from './carrier.js';
 import payments from './payments.js';
@@ -42,4 +45,7 @@ export const ROUTES: RestRoute[] = [
   ...ai,
   ...landingPages,
   ...analytics,
+  ...inventory,
+  ...promos,
+  ...purchaseOrders,
 ];

@@ -7,6 +7,9 @@ import { OutboxMail } from '../lib/mail.entity.js';
 import { Product } from '../domains/products/product.entity.js';
 import { Order, OrderStatus } from '../domains/orders/order.entity.js';
 import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
+import { InventoryLevel, InventoryMovement, Warehouse } from '../domains/inventory/inventory.entity.js';
+import { Promo } from '../domains/promos/promo.entity.js';
+import { PurchaseOrder, PurchaseOrderItem, PurchaseOrderReceipt, PurchaseOrderSend } from '../domains/purchase-orders/purchase-order.entity.js';
 import { StoreIntegration } from '../domains/integrations/integration.entity.js';
 import { CarrierWebhook, Parcel } from '../domains/carrier/parcel.entity.js';
 import { Payment, PaymentRefund } from '../domains/payments/payment.entity.js';
@@ -34,6 +37,14 @@ export const ENTITIES = [
   OrderStatus,
   Webhook,
   WebhookDelivery,
+  Warehouse,
+  InventoryLevel,
+  InventoryMovement,
+  Promo,
+  PurchaseOrder,
+  PurchaseOrderItem,
+  PurchaseOrderReceipt,
+  PurchaseOrderSend,
   StoreIntegration,
   Parcel,
   CarrierWebhook,

@@ -9,6 +9,9 @@ import { StatusResolver } from './orders/status.resolver.js';
 import { WebhookResolver } from '../webhooks/webhook.resolver.js';
 import { WebhookRedeliveryResolver } from '../webhooks/redeliver.resolver.js';
 import { EventsResolver } from '../events/events.resolver.js';
+import { InventoryResolver } from './inventory/inventory.resolver.js';
+import { PromoResolver } from './promos/promo.resolver.js';
+import { PurchaseOrderResolver } from './purchase-orders/purchase-order.resolver.js';
 import { IntegrationResolver } from './integrations/integration.resolver.js';
 import { CarrierResolver } from './carrier/carrier.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
@@ -34,6 +37,9 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   WebhookResolver,
   WebhookRedeliveryResolver,
   EventsResolver,
+  InventoryResolver,
+  PromoResolver,
+  PurchaseOrderResolver,
   IntegrationResolver,
   CarrierResolver,
   PaymentResolver,

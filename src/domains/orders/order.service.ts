@@ -4,7 +4,7 @@ import { Order, OrderStatus, type OrderItem } from './order.entity.js';
 import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } from './order.types.js';
 import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
 import { Product } from '../products/product.entity.js';
-import { conflict, invalid, notFound } from '../../core/errors.js';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -12,6 +12,8 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
+import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
+import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
 import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
@@ -101,12 +103,21 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       paymentTokenHash: token.hash,
       landingPageId,
     });
+    if (input.promoCode) await applyPromo(tx, order, input.promoCode);
     await tx.em.flush();
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
     // The token is shown once, to the creator; payloads and later reads never carry it.
     return { ...view, paymentToken: token.token };
   });
+}
+
+/** Redeems the code in the order's transaction; a free-shipping code takes the shipping cost off. */
+async function applyPromo(tx: TxCtx, order: Order, code: string): Promise<void> {
+  const redemption = await redeemPromo(tx, order.storeId, order, code);
+  order.promoCode = redemption.code;
+  order.discount = redemption.freeShipping ? order.shippingCost : redemption.discount;
+  order.total = totalOf(order);
 }
 
 export interface OrderFilter {
@@ -158,9 +169,17 @@ export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<O
  */
 export async function changeOrder(tx: TxCtx, order: Order, apply: (o: Order) => void | Promise<void>): Promise<{ view: OrderType; changed: boolean }> {
   const before = orderView(order);
+  const saved = { ...order };
   await apply(order);
   const after = orderView(order);
   if (JSON.stringify({ ...after, updatedAt: null }) === JSON.stringify({ ...before, updatedAt: null })) return { view: before, changed: false };
+  try {
+    await stockFollowsOrder(tx, order, saved);
+  } catch (err) {
+    // Refused (409, not enough stock): the order stays as it was, so a batch can go on.
+    Object.assign(order, saved);
+    throw err;
+  }
   order.updatedAt = new Date();
   await tx.em.flush();
   const view = orderView(order);
@@ -253,6 +272,8 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
     const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
     const byId = new Map(orders.map((o) => [o.id, o]));
+    // Every product the batch may move, locked up front in id order (no deadlock between batches).
+    await lockProductsOfOrders(tx, storeId, orders);
     const result: ApplyManyResult = { data: [], failed: [] };
     for (const id of ids) {
       const order = byId.get(id);
@@ -261,8 +282,13 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
       } else if (!moveAllowed(kinds.get(order.statusId), status)) {
         result.failed.push({ id, code: 'CONFLICT' });
       } else {
-        await changeOrder(tx, order, (o) => setStatus(o, status));
-        result.data.push({ id, status: order.status });
+        try {
+          await changeOrder(tx, order, (o) => setStatus(o, status));
+          result.data.push({ id, status: order.status });
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+          result.failed.push({ id, code: 'CONFLICT' });
+        }
       }
     }
     return result;
@@ -275,6 +301,7 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
  */
 export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: string, to: OrderStatus): Promise<number> {
   const em = tx.em as EntityManager;
+  await stockFollowsStatusMove(tx, storeId, fromId, to.kind);
   const rows: Array<Record<string, any>> = await em.execute(
     `with old as (select id, status_id, status, reject_reason, confirmed_at, updated_at from orders where store_id = ? and status_id = ? for update)
      update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end,

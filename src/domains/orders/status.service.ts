@@ -8,6 +8,7 @@ import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { slugify } from '../../lib/slug.js';
+import { stockFollowsStatusKind } from '../inventory/stock.service.js';
 
 /** The status list is not paginated, so it is bounded. */
 export const MAX_STATUSES = 100;
@@ -88,11 +89,14 @@ export async function updateStatus(ctx: Ctx, storeId: string, id: string, input:
       }
       const renamed = input.slug != null && input.slug !== status.slug;
       if (renamed) assertSlugFree(all, input.slug!, id);
+      const kindBefore = status.kind;
       if (input.name != null) status.name = input.name.trim();
       if (input.color != null) status.color = input.color;
       if (input.kind != null) status.kind = input.kind;
       if (renamed) status.slug = input.slug!;
       await tx.em.flush();
+      // Its orders change kind with it: their stock follows.
+      await stockFollowsStatusKind(tx, storeId, status.id, kindBefore, status.kind);
       if (renamed) await moveStatusOrders(tx, storeId, status.id, status);
       return statusView(status);
     }),
@@ -146,6 +150,7 @@ export async function resetStatuses(ctx: Ctx, storeId: string): Promise<StatusTy
   return transaction(ctx, async (tx) => {
     const all = await lockStatuses(tx, storeId);
     const bySlug = new Map(all.map((s) => [s.slug, s]));
+    const kindsBefore = new Map(all.map((s) => [s.id, s.kind]));
     const kept = DEFAULT_STATUSES.map((d, position) => {
       const existing = bySlug.get(d.slug);
       if (!existing) return tx.em.create(OrderStatus, { storeId, ...d, position });
@@ -153,6 +158,7 @@ export async function resetStatuses(ctx: Ctx, storeId: string): Promise<StatusTy
       return existing;
     });
     await tx.em.flush();
+    for (const s of kept) if (kindsBefore.has(s.id)) await stockFollowsStatusKind(tx, storeId, s.id, kindsBefore.get(s.id), s.kind);
     for (const s of all) {
       if (kept.includes(s)) continue;
       // Every kind has a default status, so there is always a target.

@@ -9,6 +9,7 @@ import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
+import { stockFollowsProductWrite } from '../inventory/stock.service.js';
 
 /** The product as REST, GraphQL and event payloads show it. */
 export function productView(p: Product, currency: string): ProductType {
@@ -73,6 +74,7 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
         metadata: input.metadata ?? {},
       });
       await tx.em.flush();
+      await stockFollowsProductWrite(tx, product, 0);
       const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productCreated', record: view });
       return view;
@@ -123,6 +125,7 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
       if (!changed) return before;
       product.updatedAt = new Date();
       await tx.em.flush();
+      await stockFollowsProductWrite(tx, product, before.stock);
       const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous: before });
       return view;
