@@ -22,7 +22,6 @@ export default group('promos', [
     method: 'POST',
     path: `${base}/validate`,
     summary: 'Public, 60 calls a minute per IP: what a code does to a cart or an order; always 200 {valid, reason, ...}',
-    public: true,
     operation: `query($storeId: ID!, $input: PromoValidateInput!) { validatePromo(storeId: $storeId, input: $input) { valid reason subtotal discount total freeShipping } }`,
   }),
   route({

@@ -3,10 +3,10 @@ import { buildSchema } from 'type-graphql';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { RESOLVERS } from '../domains/resolvers.js';
 import { pubSub } from '../events/pubsub.js';
-import { policyGuard } from '../core/policy.js';
+import { guardSubscriptions, policyGuard } from '../core/policy.js';
 
 export async function createSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: RESOLVERS,
     pubSub,
     // The one authorization checker: every root field's declared policy, before its resolver.
@@ -14,6 +14,8 @@ export async function createSchema(): Promise<GraphQLSchema> {
     // Validation is off by default in type-graphql 2; never echo targets or values.
     validate: { forbidUnknownValues: false, validationError: { target: false, value: false } },
   });
+  // Subscriptions: the same policies, checked when they subscribe.
+  return guardSubscriptions(schema);
 }
 
 /** The committed schema/schema.graphql is exactly this text. */
