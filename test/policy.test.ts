@@ -8,7 +8,7 @@ import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTes
 import { gqlSubscribe, STORE_EVENTS } from './sse-client.js';
 import { createSchema } from '../src/server/schema.js';
 import { pubSub } from '../src/events/pubsub.js';
-import { Allow, guardSubscriptions, PERMISSIONS, policies, policyGuard, rootPolicies } from '../src/core/policy.js';
+import { Allow, guardRootFields, guardSubscriptions, PERMISSIONS, policies, rootPolicies } from '../src/core/policy.js';
 import type { Ctx } from '../src/core/context.js';
 import { issueToken } from '../src/domains/auth/auth.service.js';
 import { policiesMarkdown, POLICIES_DOC } from '../scripts/policies.js';
@@ -80,7 +80,9 @@ describe('every root field declares a policy', () => {
         return 'ok';
       }
     }
-    const probe = guardSubscriptions(await buildSchema({ resolvers: [ProbeResolver], pubSub, globalMiddlewares: [policyGuard] }));
+    const probe = await buildSchema({ resolvers: [ProbeResolver], pubSub });
+    guardRootFields(probe);
+    guardSubscriptions(probe);
     const ctx = {
       actor: { userId: 'usr_x', tokenId: 'tok_x', kind: 'session', scopes: null, appId: null, platformRole: 'admin' },
       authFailure: null,

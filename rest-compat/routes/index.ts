@@ -20,6 +20,8 @@ import storeTemplates from './store-templates.js';
 import pages from './pages.js';
 import options from './options.js';
 import ai from './ai.js';
+import landingPages from './landing-pages.js';
+import analytics from './analytics.js';
 
 /** The whole REST table: one entry per /v1 route. */
 export const ROUTES: RestRoute[] = [
@@ -41,6 +43,8 @@ export const ROUTES: RestRoute[] = [
   ...pages,
   ...options,
   ...ai,
+  ...landingPages,
+  ...analytics,
   ...inventory,
   ...promos,
   ...purchaseOrders,

@@ -1,11 +1,11 @@
-import { Extensions, type MiddlewareFn } from 'type-graphql';
-import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import { Extensions } from 'type-graphql';
+import { defaultFieldResolver, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { AppError, notFound } from './errors.js';
 import { requireActor, type Actor, type Ctx, type StoreMembership } from './context.js';
 
 /**
  * Authorization as data: every root GraphQL field declares one policy next to its resolver
- * (`@Allow(...)`), and one checker (`policyGuard`) enforces it before the resolver runs.
+ * (`@Allow(...)`), and one checker (`guardRootFields`) enforces it before the resolver runs.
  * A root field without a policy is refused; a test walks the schema to prove none is missing.
  */
 
@@ -160,19 +160,25 @@ export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: 
   }
 }
 
-const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
-
 /**
- * The checker: runs before every root field's resolver. A subscription's field resolves once
- * per event; its policy was enforced when it subscribed (`guardSubscriptions`).
+ * The checker: wraps the resolver of every Query and Mutation field so its policy runs first.
+ * Only root fields are wrapped (not a global middleware): a middleware on every field would make
+ * each nested field of a large answer asynchronous, seconds of overhead on reports with thousands
+ * of objects. Subscriptions are checked when they subscribe (`guardSubscriptions`).
  */
-export const policyGuard: MiddlewareFn<Ctx> = async ({ context, args, info }, next) => {
-  if (!info.path.prev && ROOTS.has(info.parentType.name) && info.operation.operation !== 'subscription') {
-    const field = info.parentType.getFields()[info.fieldName];
-    await enforcePolicy(context, policyOf(field), args, `${info.parentType.name}.${info.fieldName}`);
+export function guardRootFields(schema: GraphQLSchema): void {
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+    if (!type) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve ?? defaultFieldResolver;
+      const name = `${type.name}.${field.name}`;
+      field.resolve = async (source, args, context: Ctx, info) => {
+        await enforcePolicy(context, policyOf(field), args, name);
+        return resolve(source, args, context, info);
+      };
+    }
   }
-  return next();
-};
+}
 
 /** For a subscription's `subscribe`: the same check, at subscribe time. */
 export async function enforceFieldPolicy(ctx: Ctx, info: GraphQLResolveInfo, args: Record<string, unknown>): Promise<void> {

@@ -19,6 +19,7 @@ import { ShippingMethod, ShippingPrice } from '../domains/shipping/shipping.enti
 import { Page, PageRedirect } from '../domains/pages/page.entity.js';
 import { ImagePromptTemplate } from '../domains/ai/prompt-template.entity.js';
 import { AiAsset, AiGeneration, BrandStudio } from '../domains/ai/brand-studio.entity.js';
+import { ProductLandingPage } from '../domains/landing-pages/landing-page.entity.js';
 
 /** Every entity, listed explicitly (no file-system discovery). */
 export const ENTITIES = [
@@ -60,4 +61,5 @@ export const ENTITIES = [
   BrandStudio,
   AiGeneration,
   AiAsset,
+  ProductLandingPage,
 ];

@@ -21,6 +21,8 @@ import { ShippingResolver } from './shipping/shipping.resolver.js';
 import { PageResolver } from './pages/page.resolver.js';
 import { OptionsResolver } from './options/options.resolver.js';
 import { BrandStudioResolver, ImagePromptTemplateResolver } from './ai/ai.resolver.js';
+import { LandingPageResolver } from './landing-pages/landing-page.resolver.js';
+import { LorResolver } from './analytics/lor.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -48,4 +50,6 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   OptionsResolver,
   BrandStudioResolver,
   ImagePromptTemplateResolver,
+  LandingPageResolver,
+  LorResolver,
 ];

@@ -16,6 +16,7 @@ import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from 
 import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
+import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
 
 /** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
 export function orderView(o: Order): OrderType {
@@ -72,6 +73,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
   return transaction(ctx, async (tx) => {
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     const status = await initialStatus(tx, storeId);
     const shippingCost = await orderShippingCost(tx, storeId, currency, input);
     const address = input.shippingAddress;
@@ -99,6 +101,7 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       status: status.slug,
       metadata: input.metadata ?? {},
       paymentTokenHash: token.hash,
+      landingPageId,
     });
     if (input.promoCode) await applyPromo(tx, order, input.promoCode);
     await tx.em.flush();
@@ -328,6 +331,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
   return transaction(ctx, async (tx) => {
     const order = await findOrder(tx, storeId, id);
     const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     let status: OrderStatus | null = null;
     if (input.status != null) {
       status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status }, { lockMode: LockMode.PESSIMISTIC_READ });
@@ -342,6 +346,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         o.total = totalOf(o);
       }
       if (status) setStatus(o, status);
+      if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
       if (input.metadata != null) o.metadata = input.metadata;
     });
     return view;

@@ -220,6 +220,10 @@ export class OrderCreateInput {
   @Length(1, 50, { message: 'must be 1 to 50 characters' })
   promoCode?: string | null;
 
+  @Field(() => ID, { nullable: true, description: 'The product landing page of the store that brought the order.' })
+  @IsOptional()
+  landingPageId?: string | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
   metadata?: Record<string, unknown> | null;
@@ -246,6 +250,10 @@ export class OrderUpdateInput {
   @Field(() => String, { nullable: true, description: 'The slug of one of the store statuses.' })
   @IsOptional()
   status?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'A product landing page of the store; null clears it.' })
+  @IsOptional()
+  landingPageId?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
