@@ -215,12 +215,14 @@ export class OrderCreateInput {
   @IsIn(['home', 'desk', 'pickup'], { message: 'must be one of home, desk, pickup' })
   shippingType?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'A promo code of the store: the order takes its discount and counts one use; an unusable code is a 409 naming the reason.' })
+  @IsOptional()
+  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  promoCode?: string | null;
+
   @Field(() => ID, { nullable: true, description: 'The product landing page of the store that brought the order.' })
   @IsOptional()
   landingPageId?: string | null;
-  @Field(() => String, { nullable: true, description: 'A promo code of the store: the order takes its discount and counts one use; an unusable code is a 409 naming the reason.' })
-  @Length(1, 50, { message: 'must be 1 to 50 characters' })
-  promoCode?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   @IsOptional()
