@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from './webhook.entity.js';
 import type {
@@ -15,7 +16,7 @@ import type {
 import { requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
 import { AppError, invalid, notFound } from '../core/errors.js';
 import type { Ctx } from '../core/context.js';
-import { transaction } from '../core/tx.js';
+import { lockStore, transaction, type TxCtx } from '../core/tx.js';
 import { EVENT_NAMES, entityOf, normalizeEvent, normalizeEvents, type EventName } from '../events/names.js';
 import { payloadData, subscribedWebhooks } from '../events/outbox.js';
 import { enqueueDeliveries } from '../events/queue.js';
@@ -103,6 +104,13 @@ async function findWebhook(ctx: Ctx, storeId: string, id: string): Promise<Webho
   return webhook;
 }
 
+/** Locked and read afresh: a webhook deleted meanwhile is a 404, not a 200 for a row that is gone. */
+async function lockWebhook(tx: TxCtx, storeId: string, id: string): Promise<Webhook> {
+  const webhook = await tx.em.findOne(Webhook, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!webhook) throw notFound('webhook');
+  return webhook;
+}
+
 export async function listWebhooks(ctx: Ctx, storeId: string): Promise<WebhookType[]> {
   await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
   const rows = await ctx.em.find(Webhook, { storeId }, { orderBy: { id: 'asc' } });
@@ -122,7 +130,7 @@ export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCre
   const metadata = checkMetadata(input.metadata ?? {});
   return transaction(ctx, async (tx) => {
     // The store row lock serializes creates, so two at once cannot make an eleventh.
-    await (tx.em as EntityManager).execute('select id from stores where id = ? for update', [storeId]);
+    await lockStore(tx, storeId);
     const count = await tx.em.count(Webhook, { storeId });
     if (count >= WEBHOOKS_PER_STORE) {
       throw new AppError('LIMIT_EXCEEDED', `A store may have at most ${WEBHOOKS_PER_STORE} webhooks`);
@@ -145,21 +153,23 @@ export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCre
 
 export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input: WebhookUpdateInput): Promise<WebhookWithSecretType> {
   await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
-  const webhook = await findWebhook(ctx, storeId, id);
-  if (input.name != null) webhook.name = input.name.trim();
-  if (input.url != null) webhook.url = checkUrl(ctx, input.url);
-  if (input.events != null) webhook.events = normalizeEvents(input.events);
-  if (input.headers != null) webhook.headers = checkHeaders(input.headers);
-  if (input.metadata != null) webhook.metadata = checkMetadata(input.metadata);
-  if (input.active != null) webhook.active = input.active;
-  let secret: string | null = null;
-  if (input.rotateSecret) {
-    secret = newWebhookSecret();
-    webhook.secretEnc = encryptSecret(ctx.deps.config.secretKey, secret);
-  }
-  webhook.updatedAt = new Date();
-  await ctx.em.flush();
-  return { ...view(webhook), secret };
+  return transaction(ctx, async (tx) => {
+    const webhook = await lockWebhook(tx, storeId, id);
+    if (input.name != null) webhook.name = input.name.trim();
+    if (input.url != null) webhook.url = checkUrl(ctx, input.url);
+    if (input.events != null) webhook.events = normalizeEvents(input.events);
+    if (input.headers != null) webhook.headers = checkHeaders(input.headers);
+    if (input.metadata != null) webhook.metadata = checkMetadata(input.metadata);
+    if (input.active != null) webhook.active = input.active;
+    let secret: string | null = null;
+    if (input.rotateSecret) {
+      secret = newWebhookSecret();
+      webhook.secretEnc = encryptSecret(ctx.deps.config.secretKey, secret);
+    }
+    webhook.updatedAt = new Date();
+    await tx.em.flush();
+    return { ...view(webhook), secret };
+  });
 }
 
 export async function deleteWebhook(ctx: Ctx, storeId: string, id: string): Promise<void> {

@@ -7,7 +7,7 @@ import { Product } from '../products/product.entity.js';
 import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
 import { conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { transaction, type TxCtx } from '../../core/tx.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { initialStatus } from './statuses.js';
@@ -70,6 +70,7 @@ const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => M
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
+    await lockStore(tx, storeId);
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const status = await initialStatus(tx, storeId);
@@ -131,6 +132,17 @@ export async function findOrder(ctx: Ctx, storeId: string, id: string): Promise<
   return order;
 }
 
+/**
+ * An order about to be written, locked after the store row and read afresh: its previous state
+ * and status checks see what the last writer committed, and an order deleted meanwhile is a 404.
+ * Callers lock a target status (if any) before it, as the status-list writes do.
+ */
+export async function lockOrder(tx: TxCtx, storeId: string, id: string): Promise<Order> {
+  const order = await tx.em.findOne(Order, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!order) throw notFound('order');
+  return order;
+}
+
 export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<OrderType> {
   await requireStoreAccess(ctx, storeId, READ_STORE);
   return orderView(await findOrder(ctx, storeId, id));
@@ -182,13 +194,13 @@ function lockTarget(tx: TxCtx, storeId: string, where: { id: string } | { kind: 
   return tx.em.findOne(OrderStatus, { storeId, ...where }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ });
 }
 
-/** Locks the target status before the order: the same order as the status-list writes, so no deadlock. */
+/** Locks the store, the target status, then the order: the order of the status-list writes, so no deadlock. */
 async function moveOrder(ctx: Ctx, storeId: string, id: string, target: (tx: TxCtx) => Promise<OrderStatus>, apply?: (o: Order) => void): Promise<OrderType> {
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
+    await lockStore(tx, storeId);
     const status = await target(tx);
-    const order = await tx.em.findOne(Order, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!order) throw notFound('order');
+    const order = await lockOrder(tx, storeId, id);
     const current = await tx.em.findOne(OrderStatus, { id: order.statusId });
     assertMoveAllowed(current?.kind, status);
     const { view } = await changeOrder(tx, order, (o) => {
@@ -235,6 +247,7 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   const ids = [...new Set(input.orderIds)];
   return transaction(ctx, async (tx) => {
+    await lockStore(tx, storeId);
     const status = await statusById(tx, storeId, input.statusId);
     const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
     const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
@@ -289,14 +302,16 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
 export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: OrderUpdateInput): Promise<OrderType> {
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
-    const order = await findOrder(tx, storeId, id);
-    const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
+    await lockStore(tx, storeId);
     let status: OrderStatus | null = null;
     if (input.status != null) {
       status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status }, { lockMode: LockMode.PESSIMISTIC_READ });
       if (!status) throw invalid('status', 'is not a status of this store');
-      if (status.id !== order.statusId) assertMoveAllowed((await tx.em.findOne(OrderStatus, { id: order.statusId }))?.kind, status);
     }
+    const order = await lockOrder(tx, storeId, id);
+    // Checked on the locked order: a move refused here is refused whichever request came first.
+    if (status && status.id !== order.statusId) assertMoveAllowed((await tx.em.findOne(OrderStatus, { id: order.statusId }))?.kind, status);
+    const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
     const { view } = await changeOrder(tx, order, (o) => {
       if (input.customerName != null) o.customerName = input.customerName.trim();
       if (input.customerPhone !== undefined) o.customerPhone = input.customerPhone || null;
@@ -314,7 +329,8 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
 export async function deleteOrder(ctx: Ctx, storeId: string, id: string): Promise<void> {
   await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   await transaction(ctx, async (tx) => {
-    const order = await findOrder(tx, storeId, id);
+    await lockStore(tx, storeId);
+    const order = await lockOrder(tx, storeId, id);
     const view = orderView(order);
     tx.em.remove(order);
     await tx.em.flush();

@@ -1,9 +1,11 @@
 import { Membership, Store } from './store.entity.js';
 import { LockMode } from '@mikro-orm/core';
 import { MANAGE_STORE, READ_STORE, requireStoreAccess, type Role } from './access.js';
+import { roleAtLeast } from '../../core/policy.js';
 import { User } from '../users/user.entity.js';
 import { normalizeEmail } from '../auth/auth.service.js';
-import { AppError, conflict, notFound } from '../../core/errors.js';
+import { AppError, conflict, forbidden, notFound } from '../../core/errors.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { requireActor, requireScope, type Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { MemberType, StoreType } from './store.types.js';
@@ -51,15 +53,20 @@ export async function getStore(ctx: Ctx, id: string): Promise<StoreType> {
 
 export async function updateStore(ctx: Ctx, id: string, input: { name?: string | null }): Promise<StoreType> {
   const { membership } = await requireStoreAccess(ctx, id, MANAGE_STORE);
-  const store = await ctx.em.findOneOrFail(Store, { id });
-  if (input.name != null) store.name = input.name.trim();
-  await ctx.em.flush();
-  return view(store, membership.role);
+  return transaction(ctx, async (tx) => {
+    await lockStore(tx, id);
+    const store = await tx.em.findOneOrFail(Store, { id }, { refresh: true });
+    if (input.name != null) store.name = input.name.trim();
+    await tx.em.flush();
+    return view(store, membership.role);
+  });
 }
 
 export async function deleteStore(ctx: Ctx, id: string): Promise<void> {
   await requireStoreAccess(ctx, id, { role: 'owner', scope: 'store.settings' });
-  await ctx.em.nativeDelete(Store, { id });
+  // The delete locks the store row before its records (cascades): the order every writer follows.
+  const deleted = await transaction(ctx, (tx) => tx.em.nativeDelete(Store, { id }));
+  if (!deleted) throw notFound('store');
 }
 
 async function memberView(ctx: Ctx, members: Membership[]): Promise<MemberType[]> {
@@ -89,27 +96,44 @@ async function ensureAnotherOwner(ctx: Ctx, storeId: string, userId: string) {
   if (owners === 0) throw conflict('A store must keep at least one owner');
 }
 
+/**
+ * Member changes run with the store row locked (see lockStore), so the owners counted are the
+ * owners at commit, and the caller's role is read again under the lock: a request that waited
+ * behind another acts as if it came after it (an owner demoted meanwhile grants nothing).
+ */
+async function lockMembers(tx: TxCtx, storeId: string, actorId: string, manage: boolean): Promise<Membership> {
+  await lockStore(tx, storeId);
+  const mine = await tx.em.findOne(Membership, { storeId, userId: actorId }, { refresh: true });
+  if (!mine) throw notFound('store');
+  if (manage && !roleAtLeast(mine.role, 'admin')) throw forbidden('This action needs the admin role or higher in this store');
+  return mine;
+}
+
 export async function addMember(ctx: Ctx, storeId: string, input: { email: string; role: string }): Promise<MemberType> {
-  const { membership } = await requireStoreAccess(ctx, storeId, MANAGE_STORE);
-  checkRoleChange(membership.role, null, input.role);
-  const user = await ctx.em.findOne(User, { email: normalizeEmail(input.email) });
-  if (!user) throw new AppError('NOT_FOUND', 'No user has this email; they must sign up first');
-  if (await ctx.em.findOne(Membership, { storeId, userId: user.id })) throw conflict('This user is already a member');
-  const m = ctx.em.create(Membership, { storeId, userId: user.id, role: input.role as Role });
-  await ctx.em.flush();
-  return (await memberView(ctx, [m]))[0];
+  await requireStoreAccess(ctx, storeId, MANAGE_STORE);
+  return transaction(ctx, async (tx) => {
+    const mine = await lockMembers(tx, storeId, requireActor(ctx).userId, true);
+    checkRoleChange(mine.role, null, input.role);
+    const user = await tx.em.findOne(User, { email: normalizeEmail(input.email) });
+    if (!user) throw new AppError('NOT_FOUND', 'No user has this email; they must sign up first');
+    if (await tx.em.findOne(Membership, { storeId, userId: user.id })) throw conflict('This user is already a member');
+    const m = tx.em.create(Membership, { storeId, userId: user.id, role: input.role as Role });
+    await tx.em.flush();
+    return (await memberView(tx, [m]))[0];
+  });
 }
 
 export async function updateMember(ctx: Ctx, storeId: string, userId: string, input: { role: string }): Promise<MemberType> {
-  const { membership } = await requireStoreAccess(ctx, storeId, MANAGE_STORE);
-  return ctx.em.transactional(async (em) => {
-    const target = await em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await requireStoreAccess(ctx, storeId, MANAGE_STORE);
+  return transaction(ctx, async (tx) => {
+    const mine = await lockMembers(tx, storeId, requireActor(ctx).userId, true);
+    const target = await tx.em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!target) throw notFound('member');
-    checkRoleChange(membership.role, target.role, input.role);
-    if (target.role === 'owner' && input.role !== 'owner') await ensureAnotherOwner({ ...ctx, em }, storeId, userId);
+    checkRoleChange(mine.role, target.role, input.role);
+    if (target.role === 'owner' && input.role !== 'owner') await ensureAnotherOwner(tx, storeId, userId);
     target.role = input.role;
-    await em.flush();
-    return (await memberView({ ...ctx, em }, [target]))[0];
+    await tx.em.flush();
+    return (await memberView(tx, [target]))[0];
   });
 }
 
@@ -117,13 +141,15 @@ export async function removeMember(ctx: Ctx, storeId: string, userId: string): P
   const actor = requireActor(ctx);
   // Members may leave on their own; removing others needs admin.
   const rule = userId === actor.userId ? READ_STORE : MANAGE_STORE;
-  const { membership } = await requireStoreAccess(ctx, storeId, rule);
-  await ctx.em.transactional(async (em) => {
-    const target = await em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await requireStoreAccess(ctx, storeId, rule);
+  await transaction(ctx, async (tx) => {
+    const self = userId === actor.userId;
+    const mine = await lockMembers(tx, storeId, actor.userId, !self);
+    const target = self ? mine : await tx.em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!target) throw notFound('member');
-    if (userId !== actor.userId) checkRoleChange(membership.role, target.role, null);
-    if (target.role === 'owner') await ensureAnotherOwner({ ...ctx, em }, storeId, userId);
-    await em.nativeDelete(Membership, { storeId, userId });
+    if (!self) checkRoleChange(mine.role, target.role, null);
+    if (target.role === 'owner') await ensureAnotherOwner(tx, storeId, userId);
+    await tx.em.nativeDelete(Membership, { storeId, userId });
   });
 }
 
