@@ -326,3 +326,67 @@ test('two first sign-ups at once: exactly one platform admin', async () => {
     await fresh.close();
   }
 });
+
+describe('deadlocks and serialization failures', () => {
+  test('the transaction helper retries once, then answers 409 CONFLICT', async () => {
+    const { transaction } = await import('../src/core/tx.js');
+    const deps = svc.service.deps;
+    const ctx = { em: deps.orm.em.fork() as any, deps, actor: null, authFailure: null, ip: '127.0.0.1', memberships: new Map() };
+    for (const code of ['40P01', '40001']) {
+      const failure = () => Object.assign(new Error('could not serialize'), { code });
+      let calls = 0;
+      const ok = await transaction(ctx, async () => {
+        if (++calls === 1) throw failure();
+        return 'ok';
+      });
+      assert.deepEqual([ok, calls], ['ok', 2]);
+      calls = 0;
+      await assert.rejects(
+        transaction(ctx, async () => {
+          calls++;
+          throw failure();
+        }),
+        (err: any) => err.code === 'CONFLICT' && err.status === 409,
+      );
+      assert.equal(calls, 2);
+    }
+  });
+
+  test('a real deadlock with another session: the PATCH is retried and answers 200', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL' }, async () => {
+    const pg = (await import('pg')).default;
+    const owner = await ownerWithStore(api);
+    // Batches stay under the ORM pool's ten connections, so every PATCH holds one while it waits.
+    for (let batch = 0; batch < RUNS / 5; batch++) {
+      await Promise.all(
+        Array.from({ length: 5 }, async (_, k) => {
+          const i = batch * 5 + k;
+          const s = i === 0 ? owner : await ownerWithStore(api);
+          const product = (await api('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: `L${i}`, price: 1 } })).body;
+          const other = new pg.Client({ connectionString: svc.databaseUrl! });
+          await other.connect();
+          try {
+            await other.query('begin');
+            await other.query('select 1 from products where id = $1 for update', [product.id]);
+            // The PATCH locks the store row, then waits for the product row held here.
+            const patch = api('PATCH', `/v1/stores/${s.storeId}/products/${product.id}`, { token: s.token, body: { price: 2 } });
+            await new Promise((r) => setTimeout(r, 300));
+            // Taking the store row now closes the cycle; PostgreSQL aborts one side.
+            const mine = other.query('select 1 from stores where id = $1 for update', [s.storeId]).then(
+              () => 'locked',
+              (err) => err.code,
+            );
+            const first = await Promise.race([mine, patch.then(() => 'patch')]);
+            if (first === 'locked') setTimeout(() => void other.query('commit').catch(() => {}), 200);
+            else await other.query('rollback').catch(() => {});
+            const res = await patch;
+            assert.equal(res.status, 200, `run ${i}: ${res.text}`);
+            assert.equal(res.body.price, 2);
+          } finally {
+            await new Promise((r) => setTimeout(r, 250));
+            await other.end();
+          }
+        }),
+      );
+    }
+  });
+});
