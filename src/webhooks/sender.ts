@@ -31,7 +31,21 @@ export interface AttemptResult {
   error: string | null;
 }
 
-const FORBIDDEN_EXACT = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'user-agent']);
+/** Content-Encoding would misdescribe the signed body; Expect would stall the POST on a 100-continue. */
+const FORBIDDEN_EXACT = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'user-agent',
+  'expect',
+]);
 
 /** Transport headers and the service's own X-Svc-* are never taken from a webhook's settings. */
 export function isForbiddenHeader(name: string): boolean {

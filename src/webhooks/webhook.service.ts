@@ -15,6 +15,7 @@ import type {
 } from './webhook.types.js';
 import { requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
 import { AppError, invalid, notFound } from '../core/errors.js';
+import { assertJsonLimits } from '../core/input.js';
 import type { Ctx } from '../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../core/tx.js';
 import { EVENT_NAMES, entityOf, normalizeEvent, normalizeEvents, type EventName } from '../events/names.js';
@@ -37,6 +38,11 @@ export const WRITE_WEBHOOKS: StoreAccessRule = { role: 'editor', scope: 'store.i
 export const READ_WEBHOOKS: StoreAccessRule = { scope: ['store.read', 'store.integrations'] };
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RFC 9110 field-value: visible ASCII and obs-text (U+0080..U+00FF, which Node sends as Latin-1),
+ * with spaces and tabs only between visible characters. Anything else would fail every delivery.
+ */
+const FIELD_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 const MAX_HEADERS = 20;
 
 export function view(w: Webhook): WebhookType {
@@ -80,13 +86,17 @@ function checkHeaders(headers: Record<string, unknown>, path = 'headers'): Recor
     if (!HEADER_NAME.test(name)) throw invalid(`${path}.${name}`, 'is not a valid header name');
     if (isForbiddenHeader(name)) throw invalid(`${path}.${name}`, 'is a transport or X-Svc- header and cannot be set');
     if (typeof value !== 'string') throw invalid(`${path}.${name}`, 'must be a string');
-    if (/[\r\n\0]/.test(value) || value.length > 1024) throw invalid(`${path}.${name}`, 'must be at most 1024 characters without line breaks');
+    if (value.length > 1024) throw invalid(`${path}.${name}`, 'must be at most 1024 characters');
+    if (!FIELD_VALUE.test(value)) {
+      throw invalid(`${path}.${name}`, 'must be an HTTP field value: visible Latin-1 characters, spaces and tabs inside, no control characters or leading or trailing whitespace');
+    }
     out[name] = value;
   }
   return out;
 }
 
 function checkMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  assertJsonLimits(metadata, 'metadata');
   if (JSON.stringify(metadata).length > 16 * 1024) throw invalid('metadata', 'must be at most 16 KiB of JSON');
   return metadata;
 }

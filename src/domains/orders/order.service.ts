@@ -10,6 +10,7 @@ import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { page, pageLimit } from '../../lib/pagination.js';
+import { parseInstant } from '../../lib/dates.js';
 import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
@@ -99,12 +100,6 @@ export interface OrderFilter {
   q?: string | null;
   createdAfter?: string | null;
   createdBefore?: string | null;
-}
-
-function parseInstant(value: string, path: string): Date {
-  const d = new Date(value);
-  if (!/^\d{4}-\d\d-\d\d/.test(value) || Number.isNaN(d.getTime())) throw invalid(path, 'must be an ISO 8601 date-time');
-  return d;
 }
 
 export async function listOrders(ctx: Ctx, storeId: string, f: OrderFilter) {

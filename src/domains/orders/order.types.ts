@@ -1,5 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
+import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
 import { ArrayMaxSize, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 
 @ObjectType('OrderItem')
@@ -175,8 +176,9 @@ export class OrderCreateInput {
   @ValidateNested({ each: true })
   items?: OrderItemInput[];
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
+  @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
   metadata?: Record<string, unknown> | null;
 }
 
@@ -202,7 +204,8 @@ export class OrderUpdateInput {
   @IsOptional()
   status?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
+  @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
   metadata?: Record<string, unknown> | null;
 }
