@@ -4,7 +4,8 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
 import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, specifiedRules, validate } from 'graphql';
+import { graphqlLimits } from './graphql-limits.js';
 import { compileRoutes, registerRoutes } from '../../rest-compat/router.js';
 import { buildOpenApi } from '../../rest-compat/openapi.js';
 import { createContext, type Ctx, type Deps } from '../core/context.js';
@@ -168,12 +169,15 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     }
   });
 
+  const limits = graphqlLimits();
   const apollo = new ApolloServer<Ctx>({
     schema,
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
-    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>],
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
+    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, ...(limits.plugins as ApolloServerPlugin<Ctx>[])],
   });
   await apollo.start();
   await app.register(fastifyApollo(apollo), {
@@ -184,6 +188,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   const sse = createSseHandler<Record<PropertyKey, unknown>>({
     schema,
+    validate: (s, document) => validate(s, document, [...specifiedRules, ...limits.validationRules]),
     context: async (req) => (await createContext(deps, req.raw.headers.authorization, req.raw.ip)) as unknown as Record<PropertyKey, unknown>,
     onNext: (_ctx, _req, result) => {
       const r = result as ExecutionResult;

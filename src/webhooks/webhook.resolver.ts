@@ -1,5 +1,6 @@
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../core/context.js';
+import { Outbound } from '../core/cost.js';
 import {
   DeliveryList,
   DeliveryType,
@@ -61,6 +62,7 @@ export class WebhookResolver {
   }
 
   @Mutation(() => DeliveryType, { description: 'Sends a sample delivery now with the saved configuration.' })
+  @Outbound()
   testWebhook(
     @GqlCtx() ctx: Ctx,
     @Arg('storeId', () => ID) storeId: string,
@@ -71,6 +73,7 @@ export class WebhookResolver {
   }
 
   @Mutation(() => UrlTestResultType, { description: 'Sends a sample delivery to a url that is not saved; not recorded.' })
+  @Outbound()
   testWebhookUrl(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => WebhookUrlTestInput) input: WebhookUrlTestInput): Promise<UrlTestResultType> {
     return webhooks.testWebhookUrl(ctx, storeId, input);
   }
