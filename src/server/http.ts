@@ -11,6 +11,7 @@ import { buildOpenApi } from '../../rest-compat/openapi.js';
 import { createContext, type Ctx, type Deps } from '../core/context.js';
 import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
+import { redactUrl, serializeError } from '../core/log.js';
 import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
 import type { OpenApiPaths } from '../core/module.js';
@@ -121,7 +122,17 @@ async function cleanInput(req: FastifyRequest): Promise<void> {
 
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
-    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, redact: ['req.headers.authorization'] },
+    logger:
+      deps.config.logLevel === 'silent'
+        ? false
+        : {
+            level: deps.config.logLevel,
+            serializers: {
+              // No headers at all (bearer tokens), and query-string credentials replaced.
+              req: (req: { method: string; url: string; host?: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip }),
+              err: serializeError,
+            },
+          },
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
     trustProxy: false,

@@ -3,6 +3,7 @@ import type { Deps } from '../core/context.js';
 import type { Module } from '../core/module.js';
 import { createQueue, DELIVERY_QUEUE, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
+import { openHeaders, sealLegacyHeaders } from './headers.js';
 import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './sender.js';
 
 export const HISTORY_KEPT = 50;
@@ -61,6 +62,7 @@ interface WebhookRow {
   name: string;
   url: string;
   headers: Record<string, string>;
+  headers_enc: string | null;
   active: boolean;
   secret_enc: string;
 }
@@ -69,7 +71,7 @@ interface WebhookRow {
 async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Array<WebhookRow | null>> {
   // knex expands an array binding into a list: `in (?)` takes it as is.
   const [hooks, done] = await Promise.all([
-    em.execute<WebhookRow[]>('select id, name, url, headers, active, secret_enc from webhooks where id in (?)', [[...new Set(jobs.map((j) => j.webhookId))]]),
+    em.execute<WebhookRow[]>('select id, name, url, headers, headers_enc, active, secret_enc from webhooks where id in (?)', [[...new Set(jobs.map((j) => j.webhookId))]]),
     em.execute<Array<{ id: string }>>('select id from webhook_deliveries where id in (?)', [jobs.map((j) => j.deliveryId)]),
   ]);
   const byId = new Map(hooks.map((h) => [h.id, h]));
@@ -86,8 +88,10 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
   const createdAt = new Date();
   const base = { id: job.deliveryId, webhookId: webhook.id, event: job.event, test: false, url: webhook.url, createdAt };
   let secret: string;
+  let customHeaders: Record<string, string>;
   try {
     secret = decryptSecret(deps.config.secretKey, webhook.secret_enc);
+    customHeaders = openHeaders(deps.config.secretKey, { headersEnc: webhook.headers_enc, headers: webhook.headers });
   } catch {
     return { ...base, status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'the webhook secret cannot be read with the current SOUK_SECRET_KEY' };
   }
@@ -97,7 +101,7 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
     deliveryId: job.deliveryId,
     webhookId: webhook.id,
     secret,
-    customHeaders: webhook.headers,
+    customHeaders,
     body: payloadBytes(job.event, job.timestamp, job.data, webhook),
     test: false,
     timeoutMs: DELIVERY_TIMEOUT_MS,
@@ -271,6 +275,7 @@ export const deliveryModule: Module = {
     notify: !deps.embedded,
   } as never);
   deps.queue = queue;
+  await sealLegacyHeaders(deps);
   const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);
   deps.deliveryPump = pump;
   pump.start();

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
 import got, { type Headers } from 'got';
-import { BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
+import { BLOCKED_MESSAGE, BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
 import { sign } from './secrets.js';
 
 export const USER_AGENT = 'Svc-Webhooks/2.0';
@@ -75,7 +75,7 @@ function describe(err: Error & { code?: string; cause?: unknown }, timeoutMs: nu
   const cause = err.cause instanceof Error ? err.cause : null;
   if (err instanceof BlockedAddressError) return err.message;
   if (cause instanceof BlockedAddressError) return cause.message;
-  if (/BlockedAddressError|refused: .* non-public address/.test(err.message)) return err.message.replace(/^.*?(refused: )/, '$1');
+  if (err.message.includes(BLOCKED_MESSAGE) || /BlockedAddressError/.test(err.message)) return BLOCKED_MESSAGE;
   switch (err.code) {
     case 'ECONNREFUSED':
       return 'connection refused';
@@ -105,7 +105,7 @@ export function sendAttempt(a: Attempt): Promise<AttemptResult> {
   }
   // Sockets skip DNS for IP literals, so those are checked here.
   if (!a.allowPrivate && isIP(host) && isBlockedAddress(host)) {
-    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: new BlockedAddressError(host).message });
+    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: BLOCKED_MESSAGE });
   }
   return new Promise((resolve) => {
     let statusCode: number | null = null;

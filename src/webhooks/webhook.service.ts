@@ -16,6 +16,8 @@ import type {
 import { requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
 import { AppError, invalid, notFound } from '../core/errors.js';
 import { assertJsonLimits } from '../core/input.js';
+import { holdsPermission } from '../core/policy.js';
+import { maskHeaders, openHeaders, sealHeaders } from './headers.js';
 import type { Ctx } from '../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../core/tx.js';
 import { EVENT_NAMES, entityOf, normalizeEvent, normalizeEvents, type EventName } from '../events/names.js';
@@ -45,14 +47,15 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FIELD_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 const MAX_HEADERS = 20;
 
-export function view(w: Webhook): WebhookType {
+/** Header values only for callers who may write webhooks; others see the names, values masked. */
+export function view(w: Webhook, key: Buffer | null): WebhookType {
   return {
     id: w.id,
     storeId: w.storeId,
     name: w.name,
     url: w.url,
     events: w.events,
-    headers: w.headers,
+    headers: key ? openHeaders(key, w) : maskHeaders(w.headers),
     metadata: w.metadata,
     active: w.active,
     hasSecret: !!w.secretEnc,
@@ -121,15 +124,28 @@ async function lockWebhook(tx: TxCtx, storeId: string, id: string): Promise<Webh
   return webhook;
 }
 
+/** The key that opens header values, for a caller who may write the store's webhooks; null otherwise. */
+async function headerKey(ctx: Ctx, storeId: string): Promise<Buffer | null> {
+  return (await holdsPermission(ctx, storeId, 'webhooks.write')) ? ctx.deps.config.secretKey : null;
+}
+
+/** Stores a new header map: sealed values, masked names. */
+function setHeaders(ctx: Ctx, w: Webhook, headers: Record<string, string>): void {
+  w.headersEnc = sealHeaders(ctx.deps.config.secretKey, headers);
+  w.headers = maskHeaders(headers);
+}
+
 export async function listWebhooks(ctx: Ctx, storeId: string): Promise<WebhookType[]> {
   await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
   const rows = await ctx.em.find(Webhook, { storeId }, { orderBy: { id: 'asc' } });
-  return rows.map(view);
+  const key = await headerKey(ctx, storeId);
+  return rows.map((w) => view(w, key));
 }
 
 export async function getWebhook(ctx: Ctx, storeId: string, id: string): Promise<WebhookType> {
   await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
-  return view(await findWebhook(ctx, storeId, id));
+  const webhook = await findWebhook(ctx, storeId, id);
+  return view(webhook, await headerKey(ctx, storeId));
 }
 
 export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCreateInput): Promise<WebhookWithSecretType> {
@@ -151,13 +167,13 @@ export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCre
       name: input.name.trim(),
       url,
       events,
-      headers,
       metadata,
       active: input.active ?? true,
       secretEnc: encryptSecret(ctx.deps.config.secretKey, secret),
     });
+    setHeaders(ctx, webhook, headers);
     await tx.em.flush();
-    return { ...view(webhook), secret };
+    return { ...view(webhook, ctx.deps.config.secretKey), secret };
   });
 }
 
@@ -168,7 +184,7 @@ export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input
     if (input.name != null) webhook.name = input.name.trim();
     if (input.url != null) webhook.url = checkUrl(ctx, input.url);
     if (input.events != null) webhook.events = normalizeEvents(input.events);
-    if (input.headers != null) webhook.headers = checkHeaders(input.headers);
+    if (input.headers != null) setHeaders(ctx, webhook, checkHeaders(input.headers));
     if (input.metadata != null) webhook.metadata = checkMetadata(input.metadata);
     if (input.active != null) webhook.active = input.active;
     let secret: string | null = null;
@@ -178,7 +194,7 @@ export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input
     }
     webhook.updatedAt = new Date();
     await tx.em.flush();
-    return { ...view(webhook), secret };
+    return { ...view(webhook, ctx.deps.config.secretKey), secret };
   });
 }
 
@@ -239,7 +255,7 @@ export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, 
     deliveryId: id,
     webhookId: webhook.id,
     secret: decryptSecret(ctx.deps.config.secretKey, webhook.secretEnc),
-    customHeaders: webhook.headers,
+    customHeaders: openHeaders(ctx.deps.config.secretKey, webhook),
     body: payloadBytes(event, createdAt.toISOString(), sampleData(storeId, event), webhook),
     test: true,
     timeoutMs: TEST_TIMEOUT_MS,

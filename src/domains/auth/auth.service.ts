@@ -38,7 +38,8 @@ export function issueToken(ctx: Ctx, userId: string, opts: Partial<Pick<AuthToke
     name: opts.name ?? null,
     scopes: opts.scopes ?? null,
     appId: opts.appId ?? null,
-    expiresAt: opts.expiresAt ?? null,
+    // Sessions expire SOUK_SESSION_TTL after their last use (resolveActor slides it forward).
+    expiresAt: opts.expiresAt ?? (opts.kind === 'oauth' ? null : new Date(Date.now() + ctx.deps.config.sessionTtlMs)),
     last4: token.slice(-4),
   });
   return { token, record };
