@@ -8,6 +8,13 @@ import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './sender.j
 
 export const HISTORY_KEPT = 50;
 
+/**
+ * A claimed delivery expires this long after its claim: just above the 30 s delivery timeout, so a
+ * live attempt always settles first, while a replica that died mid-attempt has its jobs handed out
+ * again (same X-Svc-Delivery) at the next supervise pass, within about 45 s of the claim.
+ */
+export const DELIVERY_EXPIRE_SECONDS = Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 5;
+
 export interface RecordedAttempt extends AttemptResult {
   id: string;
   webhookId: string;
@@ -265,15 +272,17 @@ export const deliveryModule: Module = {
   start: async (deps) => {
   const queue = createQueue(deps);
   await queue.boss.start();
-  // Created at start, outside any transaction (embedded mode has one database session).
-  await queue.boss.createQueue(DELIVERY_QUEUE, {
-    // A worker that died mid-attempt leaves an active job: it is claimed again after this.
-    expireInSeconds: Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 30,
+  // Created at start, outside any transaction (embedded mode has one database session); an
+  // existing queue takes the current settings too.
+  const settings = {
+    expireInSeconds: DELIVERY_EXPIRE_SECONDS,
     retryLimit: 5,
     retryDelay: 2,
     deleteAfterSeconds: 3600,
     notify: !deps.embedded,
-  } as never);
+  };
+  await queue.boss.createQueue(DELIVERY_QUEUE, settings as never);
+  await queue.boss.updateQueue(DELIVERY_QUEUE, settings as never);
   deps.queue = queue;
   await sealLegacyHeaders(deps);
   const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);
