@@ -142,3 +142,59 @@ test('SIGKILL a replica holding claimed deliveries: the other sends them within 
     if (B.alive) B.proc.kill('SIGTERM');
   }
 });
+
+/**
+ * The Last-Event-ID flake: a stream resumed from far back registered the replica's realtime cursor
+ * at the client's old position, so the replica's one LISTEN connection read the whole backlog a
+ * second time, one store after another, before any live event of those stores got through (and
+ * held it all as pending, cutting a stream past 10,000 events). Live events came seconds late
+ * under load. Here: streams on B resumed from the start of long histories have read their
+ * backlog; a live event written through A must follow at once.
+ */
+test('streams resumed from far back get live events at once, however long their backlogs', { skip }, async () => {
+  const [A, B] = await Promise.all([startReplica('A2'), startReplica('B2')]);
+  const apiA: Api = client(A.url);
+  const { openSse } = await import('./sse-client.js');
+  const HISTORY = 12_000;
+  const stores = await Promise.all(Array.from({ length: 4 }, () => ownerWithStore(apiA)));
+  const pool = new pg.Client({ connectionString: db.url! });
+  await pool.connect();
+  try {
+    for (const s of stores) {
+      // A long history, written directly.
+      await pool.query(
+        `with s as (update stores set event_seq = event_seq + $2 where id = $1 returning event_seq)
+         insert into store_events (store_id, seq, event, data, created_at)
+         select $1, g, 'orderUpdated', jsonb_build_object('store_id', $1::text, 'order', jsonb_build_object('id', 'ord_old', 'customerName', repeat('x', 200))), now()
+         from s, generate_series(s.event_seq - $2 + 1, s.event_seq) g`,
+        [s.storeId, HISTORY],
+      );
+    }
+  } finally {
+    await pool.end();
+  }
+  const streams = await Promise.all(
+    stores.map((s) => openSse(`${B.url}/v1/stores/${s.storeId}/events/stream`, { authorization: `Bearer ${s.token}`, 'last-event-id': '0' })),
+  );
+  try {
+    await Promise.all(streams.map((st) => st.waitFor(HISTORY, 90_000)));
+    const delays = await Promise.all(
+      stores.map(async (s, i) => {
+        const marker = `live-${i}`;
+        const written = await apiA('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: { customerName: marker } });
+        assert.equal(written.status, 201);
+        const started = Date.now();
+        while (Date.now() - started < 30_000 && !streams[i].ended) {
+          if (streams[i].messages.some((m) => m.data.includes(`"customerName":"${marker}"`))) return Date.now() - started;
+          await sleep(20);
+        }
+        return null;
+      }),
+    );
+    console.log(`# live events after a long resumed backlog: ${delays.map((d) => (d === null ? 'never' : `${d} ms`)).join(', ')}`);
+    for (const [i, d] of delays.entries()) assert.ok(d !== null && d < 1_000, `store ${i}: ${d ?? 'never'} ms${streams[i].ended ? ' (stream cut)' : ''}`);
+  } finally {
+    await Promise.all(streams.map((st) => st.close()));
+    for (const r of [A, B]) r.proc.kill('SIGTERM');
+  }
+});
