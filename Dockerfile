@@ -16,6 +16,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/src ./src
 COPY --from=build /app/rest-compat ./rest-compat
 COPY --from=build /app/schema ./schema
+COPY --from=build /app/dashboard ./dashboard
 COPY --from=build /app/mikro-orm.config.ts ./mikro-orm.config.ts
 COPY --from=build /app/tsconfig.json ./tsconfig.json
 RUN mkdir -p /data && chown node:node /data

@@ -20,6 +20,7 @@ import { createContext, type Deps } from '../src/core/context.js';
 import { mapGraphQLError, relativeTo } from '../src/server/graphql-errors.js';
 import { AppError, problem, type FieldError } from '../src/core/errors.js';
 import { sendProblem } from '../src/server/http-problem.js';
+import { noteContext } from '../src/server/request-log.js';
 
 export interface CompiledRoute {
   route: RestRoute;
@@ -196,11 +197,14 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
       method: c.route.method,
       url: c.fastifyPath,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.
+        const ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
+        if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
         const variables = buildVariables(c, req);
-        const ctx = await createContext(deps, req.headers.authorization, req.ip);
         const result = await execute({ schema, document: c.document!, variableValues: variables, contextValue: ctx });
         if (result.errors?.length) {
           const body = errorsToProblem(result.errors, c.bodyVar);
+          ctx.request?.errorCodes.push(body.code);
           if (body.code === 'INTERNAL') {
             for (const e of result.errors) req.log.error({ err: e.originalError ?? e, route: `${c.route.method} ${c.route.path}` }, 'route failed');
           }

@@ -26,6 +26,28 @@ export interface Config {
   authRateWindowMs: number;
   /** How long a session lives after its last use (sliding). */
   sessionTtlMs: number;
+  /** Yalidine's API base URL (tests point it at a local fake). */
+  yalidineUrl: string;
+  /** Chargily Pay v2 base URL (checkouts at `/api/v2/checkouts`); the test mode is `https://pay.chargily.net/test`. */
+  chargilyUrl: string;
+  /** Stripe API base URL. */
+  stripeUrl: string;
+  /** GraphQL introspection (on unless SOUK_GRAPHQL_INTROSPECTION=0). */
+  graphqlIntrospection: boolean;
+  /** Origins allowed by CORS; `*` allows any origin without credentials. */
+  corsOrigins: string[];
+  /** Serve Prometheus metrics at GET /metrics (SOUK_METRICS=1) and/or on their own port. */
+  metrics: boolean;
+  metricsPort: number | null;
+  /** Image generation: `local` (offline, deterministic) or `openai` (an OpenAI-compatible images API). */
+  aiProvider: 'local' | 'openai';
+  aiImagesUrl: string;
+  aiApiKey: string | null;
+  aiImageModel: string;
+  /** One images API request's time limit (the contract's 10 s by default; real models can need more). */
+  aiTimeoutMs: number;
+  /** Generations a store may queue per UTC day. */
+  aiDailyQuota: number;
 }
 
 export class ConfigError extends Error {}
@@ -61,6 +83,26 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   return n;
 }
 
+function aiProvider(raw: string | undefined): 'local' | 'openai' {
+  if (raw === undefined || raw === '' || raw === 'local') return 'local';
+  if (raw === 'openai') return 'openai';
+  throw new ConfigError('SOUK_AI_PROVIDER must be local or openai');
+}
+
+/** A provider base URL: http(s) only, checked at start rather than at the first call. */
+function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an absolute http(s) URL`);
+  return raw.replace(/\/+$/, '');
+}
+
 /** Outside production an unset key is generated once and kept in the data dir. */
 function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: string): Buffer {
   if (env.SOUK_SECRET_KEY) return parseKey(env.SOUK_SECRET_KEY);
@@ -73,6 +115,16 @@ function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: str
   const key = randomBytes(32);
   writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   return key;
+}
+
+/** A comma list of origins; unset: none in production, any (`*`, no credentials) elsewhere. */
+function corsOrigins(raw: string | undefined, production: boolean): string[] {
+  if (raw === undefined) return production ? [] : ['*'];
+  const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of list) {
+    if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`SOUK_CORS_ORIGINS: "${o}" is not an origin like https://shop.example`);
+  }
+  return list;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -103,5 +155,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
     sessionTtlMs: durationVar(env, 'SOUK_SESSION_TTL', 30 * 86_400_000, 1000),
+    chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
+    stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
+    graphqlIntrospection: env.SOUK_GRAPHQL_INTROSPECTION === undefined || env.SOUK_GRAPHQL_INTROSPECTION === '' ? true : flag(env.SOUK_GRAPHQL_INTROSPECTION),
+    corsOrigins: corsOrigins(env.SOUK_CORS_ORIGINS, production),
+    metrics: flag(env.SOUK_METRICS),
+    metricsPort: env.SOUK_METRICS_PORT ? intVar(env, 'SOUK_METRICS_PORT', 0, 1, 65535) : null,
+    yalidineUrl: urlVar(env, 'SOUK_YALIDINE_URL', 'https://api.yalidine.app/v1'),
+    aiProvider: aiProvider(env.SOUK_AI_PROVIDER),
+    aiImagesUrl: urlVar(env, 'SOUK_AI_IMAGES_URL', 'https://api.openai.com/v1'),
+    aiApiKey: env.SOUK_AI_API_KEY || null,
+    aiImageModel: env.SOUK_AI_IMAGE_MODEL || 'gpt-image-1',
+    aiTimeoutMs: intVar(env, 'SOUK_AI_TIMEOUT_MS', 10_000, 500, 115_000),
+    aiDailyQuota: intVar(env, 'SOUK_AI_DAILY_QUOTA', 100, 0, 1_000_000),
   };
 }

@@ -1,38 +1,42 @@
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/embedded.js';
+import { createLogger } from './core/log.js';
 import { startService } from './service.js';
 
 async function main() {
+  // Refusals to start go to stderr, where supervisors and the shell show them.
+  const early = createLogger(process.env.LOG_LEVEL || 'info', 2);
   let config;
   try {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(`souk: ${err.message}`);
+      early.fatal(`souk: ${err.message}`);
       process.exit(1);
     }
     throw err;
   }
+  const log = createLogger(config.logLevel);
   let service;
   try {
-    service = await startService(config);
+    service = await startService(config, { log });
   } catch (err) {
     if (err instanceof DataDirLockedError) {
-      console.error(`souk: ${err.message}`);
+      early.fatal(`souk: ${err.message}`);
       process.exit(1);
     }
     throw err;
   }
-  const mode = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
-  console.log(`souk listening on ${service.url} (database: ${mode})`);
+  const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
+  log.info({ url: service.url, database }, `souk listening on ${service.url}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`souk: ${signal} received, shutting down`);
+    log.info({ signal }, `${signal} received, shutting down`);
     const timer = setTimeout(() => {
-      console.error('souk: shutdown took over 20 s, exiting');
+      log.fatal('shutdown took over 20 s, exiting');
       process.exit(1);
     }, 20_000);
     timer.unref();
@@ -40,7 +44,7 @@ async function main() {
       await service.close();
       process.exit(0);
     } catch (err) {
-      console.error('souk: shutdown failed', err);
+      log.fatal({ err }, 'shutdown failed');
       process.exit(1);
     }
   };
@@ -49,6 +53,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error('souk: failed to start:', err instanceof Error ? err.message : err);
+  createLogger('info', 2).fatal({ err: err instanceof Error ? err.message : String(err) }, 'souk: failed to start');
   process.exit(1);
 });

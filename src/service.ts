@@ -5,18 +5,41 @@ import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
 import type { Deps } from './core/context.js';
 import type { Module } from './core/module.js';
+import { createLogger, type Logger } from './core/log.js';
 import { mailerModule } from './lib/mailer.js';
 import { deliveryModule } from './webhooks/dispatcher.js';
 import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
+import { purchaseOrderSendModule } from './domains/purchase-orders/purchase-order.send.js';
+import { carrierModule } from './domains/carrier/carrier.poller.js';
+import { paymentsModule } from './domains/payments/payment.reconcile.js';
+import { metricsModule } from './server/metrics.js';
+import { aiModule } from './domains/ai/ai.module.js';
+import { dashboardModule } from './server/dashboard.js';
+import { optionsModule } from './domains/options/options.cache.js';
 
 /**
- * Every module of the service, in start order (stopped in reverse). The mailer first, so
- * later modules can mail; the queue engine (delivery) before anything that schedules jobs on it.
+ * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
+ * module can report; the mailer before modules that mail; the queue engine (delivery) before
+ * anything that schedules jobs on it.
  */
-export const MODULES: readonly Module[] = [mailerModule, deliveryModule, realtimeModule, retentionModule, eventStreamModule, statusesModule];
+export const MODULES: readonly Module[] = [
+  metricsModule,
+  mailerModule,
+  deliveryModule,
+  realtimeModule,
+  retentionModule,
+  eventStreamModule,
+  statusesModule,
+  paymentsModule,
+  purchaseOrderSendModule,
+  carrierModule,
+  aiModule,
+  dashboardModule,
+  optionsModule,
+];
 
 export interface Service {
   deps: Deps;
@@ -26,7 +49,7 @@ export interface Service {
 }
 
 /** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
-export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[] } = {}): Promise<Service> {
+export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[]; log?: Logger } = {}): Promise<Service> {
   const modules = opts.modules ?? MODULES;
   const target = await openDatabase(config);
   const cleanups: Array<() => Promise<void>> = [() => target.close()];
@@ -36,7 +59,7 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
   try {
     const orm = await initOrm(target);
     cleanups.push(() => orm.close(true));
-    const deps: Deps = { config, orm, embedded: target.embedded, db: target, modules };
+    const deps: Deps = { config, orm, embedded: target.embedded, db: target, modules, log: opts.log ?? createLogger(config.logLevel) };
     for (const m of modules) {
       const stop = await m.start?.(deps);
       if (stop) cleanups.push(stop);
@@ -51,6 +74,8 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     let url = '';
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port });
+      // An ephemeral port (PORT=0) is known only now: a default public URL follows it.
+      if (config.publicUrl === `http://${config.host}:0`) config.publicUrl = url;
     } else {
       await app.ready();
     }

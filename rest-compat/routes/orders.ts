@@ -16,7 +16,7 @@ export default group('orders', [
     path: base,
     summary: "Create an order; it takes the store's first status (emits orderCreated)",
     status: 201,
-    operation: `mutation($storeId: ID!, $input: OrderCreateInput!) { createOrder(storeId: $storeId, input: $input) { ${ORDER} } }`,
+    operation: `mutation($storeId: ID!, $input: OrderCreateInput!) { createOrder(storeId: $storeId, input: $input) { ${ORDER} paymentToken } }`,
   }),
   route({
     method: 'GET',

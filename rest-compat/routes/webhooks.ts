@@ -1,4 +1,4 @@
-import { group, route } from '../route.js';
+import { dataEnvelope, group, route } from '../route.js';
 import { DELIVERY, WEBHOOK } from './fragments.js';
 
 const base = '/v1/stores/{storeId}/integrations/webhooks';
@@ -15,7 +15,8 @@ export default group('webhooks', [
     method: 'GET',
     path: base,
     summary: 'List webhooks; secrets masked (hasSecret)',
-    operation: `query($storeId: ID!) { webhookList(storeId: $storeId) { data { ${WEBHOOK} } } }`,
+    operation: `query($storeId: ID!) { webhooks(storeId: $storeId) { ${WEBHOOK} } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'POST',
@@ -36,7 +37,8 @@ export default group('webhooks', [
     path: `${base}/send`,
     summary: 'Queue an event for delivery by hand',
     status: 202,
-    operation: `mutation($storeId: ID!, $input: WebhookSendInput!) { sendWebhookEvent(storeId: $storeId, input: $input) { data { webhookId deliveryId } } }`,
+    operation: `mutation($storeId: ID!, $input: WebhookSendInput!) { sendWebhookEvent(storeId: $storeId, input: $input) { webhookId deliveryId } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'GET',
@@ -68,6 +70,14 @@ export default group('webhooks', [
     method: 'GET',
     path: `${base}/{webhookId}/history`,
     summary: 'Delivery history, newest first, last 50 kept',
-    operation: `query($storeId: ID!, $webhookId: ID!) { webhookHistory(storeId: $storeId, webhookId: $webhookId) { data { ${DELIVERY} } } }`,
+    operation: `query($storeId: ID!, $webhookId: ID!) { webhookHistory(storeId: $storeId, webhookId: $webhookId) { ${DELIVERY} } }`,
+    ...dataEnvelope,
+  }),
+  route({
+    method: 'POST',
+    path: `${base}/{webhookId}/history/{deliveryId}/redeliver`,
+    summary: "Send a history entry's payload again as a new delivery (recorded with redeliveryOf); 30 a minute per store",
+    status: 202,
+    operation: `mutation($storeId: ID!, $webhookId: ID!, $deliveryId: ID!) { redeliverWebhookDelivery(storeId: $storeId, webhookId: $webhookId, deliveryId: $deliveryId) { webhookId deliveryId redeliveryOf } }`,
   }),
 ]);

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MikroORM } from '@mikro-orm/core';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { AppError, unauthenticated } from './errors.js';
+import { unauthenticated } from './errors.js';
 
 /**
  * Long-lived parts of the running service that services reach through the context. Each
@@ -33,10 +33,21 @@ export interface Actor {
   platformRole: string;
 }
 
+/** What an order's payment token (CONTRACT-2 §9) lets its bearer do: that order's payment routes. */
+export interface PaymentGrant {
+  orderId: string;
+  storeId: string;
+}
+
+/** Order payment tokens carry this prefix, so they are told apart from auth tokens without a second lookup. */
+export const PAYMENT_TOKEN_PREFIX = 'opt_';
+
 export interface Ctx {
   em: EntityManager;
   deps: Deps;
   actor: Actor | null;
+  /** Set instead of `actor` for an order payment token; every check that needs an actor still refuses it. */
+  paymentGrant?: PaymentGrant | null;
   /** Why a presented token was refused, so routes needing auth can say so. */
   authFailure: string | null;
   ip: string;
@@ -64,10 +75,19 @@ interface TokenRow {
   platform_role: string;
 }
 
-export async function resolveActor(em: EntityManager, authorization: string | undefined, sessionTtlMs: number): Promise<{ actor: Actor | null; failure: string | null }> {
+export async function resolveActor(
+  em: EntityManager,
+  authorization: string | undefined,
+  sessionTtlMs: number,
+): Promise<{ actor: Actor | null; failure: string | null; paymentGrant?: PaymentGrant }> {
   if (!authorization) return { actor: null, failure: null };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) return { actor: null, failure: 'The Authorization header must be "Bearer <token>"' };
+  if (match[1].startsWith(PAYMENT_TOKEN_PREFIX)) {
+    const [order] = await em.execute<Array<{ id: string; store_id: string }>>('select id, store_id from orders where payment_token_hash = ?', [sha256(match[1])]);
+    if (!order) return { actor: null, failure: 'The bearer token is unknown or revoked' };
+    return { actor: null, failure: null, paymentGrant: { orderId: order.id, storeId: order.store_id } };
+  }
   // One round trip for token and user: this runs on every authenticated request.
   const [row] = await em.execute<Array<TokenRow>>(
     `select t.id, t.kind, t.scopes, t.app_id, t.expires_at, t.revoked_at, t.last_used_at, u.id as user_id, u.platform_role
@@ -101,25 +121,12 @@ export async function resolveActor(em: EntityManager, authorization: string | un
 
 export async function createContext(deps: Deps, authorization: string | undefined, ip: string): Promise<Ctx> {
   const em = deps.orm.em.fork() as EntityManager;
-  const { actor, failure } = await resolveActor(em, authorization, deps.config.sessionTtlMs);
-  return { em, deps, actor, authFailure: failure, ip, memberships: new Map() };
+  const { actor, failure, paymentGrant } = await resolveActor(em, authorization, deps.config.sessionTtlMs);
+  return { em, deps, actor, paymentGrant: paymentGrant ?? null, authFailure: failure, ip, memberships: new Map() };
 }
 
 /** The one gate for "this needs a signed-in caller". */
 export function requireActor(ctx: Ctx): Actor {
-  if (!ctx.actor) throw unauthenticated(ctx.authFailure ?? undefined);
+  if (!ctx.actor) throw unauthenticated(ctx.paymentGrant ? "An order payment token is valid only on that order's payment routes" : (ctx.authFailure ?? undefined));
   return ctx.actor;
-}
-
-/** An OAuth token may only do what its scopes allow; sessions carry every scope. */
-export function requireScope(ctx: Ctx, scope: string): Actor {
-  const actor = requireActor(ctx);
-  if (actor.scopes && !actor.scopes.includes(scope)) {
-    throw new AppError('FORBIDDEN', `This token lacks the scope ${scope}`);
-  }
-  return actor;
-}
-
-export function hasScope(actor: Actor, scope: string): boolean {
-  return actor.scopes === null || actor.scopes.includes(scope);
 }

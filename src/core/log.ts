@@ -1,15 +1,11 @@
+import { pino, type Logger } from 'pino';
 import { DriverException } from '@mikro-orm/core';
 
 /**
- * What may be logged. Query strings can carry credentials (a password reset token, an OAuth code
- * or state, a provider's signature): their values are replaced. SQL errors carry the statement
- * with its values inlined (MikroORM formats bound values into the SQL it sends): only
- * PostgreSQL's own message is kept, never the statement, its values or the row detail.
+ * SQL errors carry the statement with its values inlined (MikroORM formats bound values into the
+ * SQL it sends: argon2 hashes, encrypted secrets): only PostgreSQL's own message is logged, never
+ * the statement, its values or the row detail.
  */
-const SECRET_PARAMS = /([?&](?:token|code|state|secret|password|key|hmac|signature|access_token|refresh_token|client_secret|crc_token)=)[^&#]*/gi;
-
-export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1[redacted]');
-
 const isDatabaseError = (err: Error & { severity?: unknown; sqlState?: unknown }) =>
   err instanceof DriverException || typeof err.severity === 'string' || typeof err.sqlState === 'string';
 
@@ -31,4 +27,40 @@ export function serializeError(err: unknown): { type: string; message: string; s
   const message = safeErrorMessage(err);
   const frames = (err.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
   return { type: err.name, code: (err as { code?: unknown }).code, message, stack: [`${err.name}: ${message}`, ...frames].join('\n') };
+}
+
+/**
+ * The one structured logger (pino JSON lines), shared by the HTTP server and every module.
+ * Credentials and contact details are censored wherever they appear under these keys.
+ */
+export function createLogger(level: string, fd: 1 | 2 = 1): Logger {
+  return pino(
+    {
+    level,
+    serializers: { err: serializeError },
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        '*.password',
+        '*.token',
+        '*.secret',
+        '*.email',
+        'email',
+        'to',
+      ],
+      censor: '[redacted]',
+    },
+    },
+    // Errors are written at once; ordinary lines are buffered (flushed on exit) to keep logging cheap.
+    pino.destination({ fd, sync: fd === 2 }),
+  );
+}
+
+export type { Logger };
+
+declare module './context.js' {
+  interface Deps {
+    log: Logger;
+  }
 }

@@ -1,6 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx, Deps } from './context.js';
 
+/** A store integration about to be deleted, with its secrets decrypted, as modules see it. */
+export interface IntegrationRef {
+  storeId: string;
+  key: string;
+  provider: string | null;
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+
 /** OpenAPI path items of routes a module serves outside the REST table. */
 export type OpenApiPaths = Record<string, Record<string, unknown>>;
 
@@ -16,6 +25,11 @@ export interface Module {
   http?: { register: (app: FastifyInstance, deps: Deps) => void; paths?: OpenApiPaths };
   /** Runs inside a new store's creating transaction (default statuses, ...). */
   onStoreCreated?: (ctx: Ctx, storeId: string) => Promise<void>;
+  /**
+   * Runs before a store integration is deleted, outside any transaction: revoke it at its
+   * provider where the provider allows (best effort) and drop what the module keeps for it.
+   */
+  onIntegrationDeleted?: (ctx: Ctx, integration: IntegrationRef) => Promise<void>;
 }
 
 declare module './context.js' {

@@ -1,12 +1,12 @@
-import { Extensions, type MiddlewareFn } from 'type-graphql';
-import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import { Extensions } from 'type-graphql';
+import { defaultFieldResolver, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { AppError, notFound } from './errors.js';
 import { assertCleanInput } from './input.js';
 import { requireActor, type Actor, type Ctx, type StoreMembership } from './context.js';
 
 /**
  * Authorization as data: every root GraphQL field declares one policy next to its resolver
- * (`@Allow(...)`), and one checker (`policyGuard`) enforces it before the resolver runs.
+ * (`@Allow(...)`), and one checker (`guardRootFields`) enforces it before the resolver runs.
  * A root field without a policy is refused; a test walks the schema to prove none is missing.
  */
 
@@ -58,16 +58,19 @@ export type Policy =
    * A permission in the store named by the argument `arg` (default `storeId`). With
    * `optional`, a call without that argument falls back to that policy (marketplace reads).
    */
-  | { kind: 'store'; permission: Permission; arg?: string; optional?: 'public' | 'user' }
-  /** The service decides, for the reason given (e.g. an order's payment token). */
-  | { kind: 'delegated'; reason: string };
+  | { kind: 'store'; permission: Permission; arg?: string; optional?: 'public' | 'user' | 'platform' }
+  /**
+   * The service decides, for the reason given (e.g. an order's payment token); `anonymous`:
+   * some calls need no bearer token at all.
+   */
+  | { kind: 'delegated'; reason: string; anonymous?: boolean };
 
 export const policies = {
   public: (): Policy => ({ kind: 'public' }),
   user: (opts: { session?: boolean; scope?: string } = {}): Policy => ({ kind: 'user', ...opts }),
   platformAdmin: (): Policy => ({ kind: 'platform' }),
-  store: (permission: Permission, opts: { arg?: string; optional?: 'public' | 'user' } = {}): Policy => ({ kind: 'store', permission, ...opts }),
-  delegated: (reason: string): Policy => ({ kind: 'delegated', reason }),
+  store: (permission: Permission, opts: { arg?: string; optional?: 'public' | 'user' | 'platform' } = {}): Policy => ({ kind: 'store', permission, ...opts }),
+  delegated: (reason: string, opts: { anonymous?: boolean } = {}): Policy => ({ kind: 'delegated', reason, ...opts }),
 };
 
 /** Declares the policy of a Query, Mutation or Subscription field. */
@@ -131,11 +134,7 @@ export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: 
   assertCleanInput(args, '', 2);
   // A presented token that is unknown, expired or revoked is refused everywhere, public fields included.
   if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
-  if (!policy) {
-    // Transitional while the existing resolvers gain their @Allow: their services still check.
-    if (UNDECLARED_PASS) return;
-    throw new AppError('FORBIDDEN', `The field ${field} declares no authorization policy`);
-  }
+  if (!policy) throw new AppError('FORBIDDEN', `The field ${field} declares no authorization policy`);
   switch (policy.kind) {
     case 'public':
     case 'delegated':
@@ -164,23 +163,47 @@ export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: 
   }
 }
 
-const UNDECLARED_PASS = true;
-
-const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
-
-/** The checker: runs before every root field's resolver. */
-export const policyGuard: MiddlewareFn<Ctx> = async ({ context, args, info }, next) => {
-  if (!info.path.prev && ROOTS.has(info.parentType.name)) {
-    const field = info.parentType.getFields()[info.fieldName];
-    await enforcePolicy(context, policyOf(field), args, `${info.parentType.name}.${info.fieldName}`);
+/**
+ * The checker: wraps the resolver of every Query and Mutation field so its policy runs first.
+ * Only root fields are wrapped (not a global middleware): a middleware on every field would make
+ * each nested field of a large answer asynchronous, seconds of overhead on reports with thousands
+ * of objects. Subscriptions are checked when they subscribe (`guardSubscriptions`).
+ */
+export function guardRootFields(schema: GraphQLSchema): void {
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+    if (!type) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve ?? defaultFieldResolver;
+      const name = `${type.name}.${field.name}`;
+      field.resolve = async (source, args, context: Ctx, info) => {
+        await enforcePolicy(context, policyOf(field), args, name);
+        return resolve(source, args, context, info);
+      };
+    }
   }
-  return next();
-};
+}
 
 /** For a subscription's `subscribe`: the same check, at subscribe time. */
 export async function enforceFieldPolicy(ctx: Ctx, info: GraphQLResolveInfo, args: Record<string, unknown>): Promise<void> {
   const field = info.parentType.getFields()[info.fieldName];
   await enforcePolicy(ctx, policyOf(field), args, `${info.parentType.name}.${info.fieldName}`);
+}
+
+/**
+ * Middlewares run when a field resolves, which for a subscription is once per event, after it
+ * started: every Subscription field's `subscribe` is wrapped here so its policy is enforced
+ * before the stream opens, whether or not its resolver remembers to.
+ */
+export function guardSubscriptions(schema: GraphQLSchema): GraphQLSchema {
+  for (const field of Object.values(schema.getSubscriptionType()?.getFields() ?? {})) {
+    const subscribe = field.subscribe;
+    if (!subscribe) continue;
+    field.subscribe = async (source, args, ctx, info) => {
+      await enforceFieldPolicy(ctx as Ctx, info, args);
+      return subscribe(source, args, ctx, info);
+    };
+  }
+  return schema;
 }
 
 /** Every root field with its policy: for the schema test, OpenAPI and the docs table. */
@@ -204,7 +227,7 @@ export function describePolicy(p: Policy | undefined): string {
     case 'platform':
       return 'platform admin';
     case 'store':
-      return `store: ${p.permission}${p.optional ? ` (without storeId: ${p.optional})` : ''}`;
+      return `store: ${p.permission}${p.optional ? ` (without storeId: ${p.optional === 'platform' ? 'platform admin' : p.optional})` : ''}`;
     case 'delegated':
       return `delegated: ${p.reason}`;
   }

@@ -45,7 +45,7 @@ export async function transaction<T>(ctx: Ctx, fn: (tx: TxCtx) => Promise<T>): P
       try {
         run();
       } catch (err) {
-        console.error('after-commit hook failed', err);
+        ctx.deps.log.error({ err }, 'after-commit hook failed');
       }
     }
     return result;

@@ -53,7 +53,7 @@ export async function startHub(deps: Deps): Promise<RealtimeHub> {
       try {
         fn(e);
       } catch (err) {
-        console.error('realtime listener failed', err);
+        deps.log.error({ err }, 'realtime listener failed');
       }
     }
   };
@@ -165,7 +165,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
       failed = true;
       // Without a connection the reconnect catches every store up; otherwise try again soon.
       if (!closed && client) {
-        console.error('realtime: reading committed events failed:', (err as Error).message);
+        deps.log.error({ err: (err as Error).message }, 'realtime: reading committed events failed');
         retryLater(storeId, cursor);
       }
     } finally {
@@ -197,7 +197,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
       c.removeAllListeners('notification');
       c.end().catch(() => {});
       if (!closed) {
-        console.error('realtime: LISTEN connection lost, reconnecting:', err?.message ?? 'closed');
+        deps.log.warn({ err: err?.message ?? 'closed' }, 'realtime: LISTEN connection lost, reconnecting');
         void reconnect();
       }
     };
@@ -227,7 +227,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
         await connect();
         return;
       } catch (err) {
-        console.error('realtime: LISTEN reconnect failed:', (err as Error).message);
+        deps.log.error({ err: (err as Error).message }, 'realtime: LISTEN reconnect failed');
         delay = Math.min(delay * 2, RECONNECT_MAX_MS);
       }
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTransaction, type TxCtx } from '../core/tx.js';
 import type { Ctx } from '../core/context.js';
-import { entityOf, isUpdated, type EventName } from './names.js';
+import { entityOf, isUpdated, type EventName, type RealtimeOnlyEvent } from './names.js';
 import { enqueueDeliveries, type DeliveryJob } from './queue.js';
 import { eventBus, type CommittedEvent } from './bus.js';
 
@@ -51,13 +51,20 @@ export const EVENTS_CHANNEL = 'souk_events';
  * after commit only, the realtime publication and the worker wake-up.
  */
 export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEvent> {
+  return insertEvent(ctx, e.storeId, e.event, payloadData(e.storeId, e.event, e.record, e.previous), !isInbound(e.record));
+}
+
+/** A realtime-only event (CONTRACT-2 §9): the event row and its publication, never a webhook delivery. */
+export async function recordRealtimeEvent(ctx: Ctx, e: { storeId: string; event: RealtimeOnlyEvent; data: Record<string, unknown> }): Promise<CommittedEvent> {
+  return insertEvent(ctx, e.storeId, e.event, e.data, false);
+}
+
+async function insertEvent(ctx: Ctx, storeId: string, event: string, data: Record<string, unknown>, deliver: boolean): Promise<CommittedEvent> {
   if (!inTransaction(ctx)) throw new Error('recordEvent must run inside the write transaction');
   const tx = ctx as TxCtx;
   const em = tx.em as EntityManager;
   const now = new Date();
   const timestamp = now.toISOString();
-  const data = payloadData(e.storeId, e.event, e.record, e.previous);
-  const inbound = isInbound(e.record);
   // One statement while the store row is locked: the row lock on the store orders concurrent
   // writers (sequence order is commit order), so every round trip here caps a store's write rate.
   // On a server the NOTIFY reaches every replica's LISTEN connection at commit, never for a
@@ -69,15 +76,15 @@ export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEv
                 select ?, s.event_seq, ?, ?::jsonb, ? from s returning seq)
      select e.seq,
             ${notify ? "pg_notify(?, ?::text || ':' || e.seq::text)" : 'null'} as notified,
-            ${inbound ? "'{}'::text[]" : `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')`} as hooks
+            ${deliver ? `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')` : "'{}'::text[]"} as hooks
      from e`,
-    [e.storeId, e.storeId, e.event, JSON.stringify(data), now, ...(notify ? [EVENTS_CHANNEL, e.storeId] : []), ...(inbound ? [] : [e.storeId, e.event])],
+    [storeId, storeId, event, JSON.stringify(data), now, ...(notify ? [EVENTS_CHANNEL, storeId] : []), ...(deliver ? [storeId, event] : [])],
   );
-  if (!row) throw new Error(`store ${e.storeId} does not exist`);
+  if (!row) throw new Error(`store ${storeId} does not exist`);
   const seq = Number(row.seq);
-  const jobs: DeliveryJob[] = row.hooks.map((id) => ({ deliveryId: randomUUID(), webhookId: id, storeId: e.storeId, event: e.event, timestamp, data }));
+  const jobs: DeliveryJob[] = row.hooks.map((id) => ({ deliveryId: randomUUID(), webhookId: id, storeId, event, timestamp, data }));
   await enqueueDeliveries(tx, jobs);
-  const committed: CommittedEvent = { storeId: e.storeId, seq, event: e.event, timestamp, data };
+  const committed: CommittedEvent = { storeId, seq, event, timestamp, data };
   // One process: the in-process emitter is the whole fan-out.
   if (tx.deps.embedded) tx.afterCommit.push(() => eventBus.emit('event', committed));
   return committed;

@@ -1,4 +1,4 @@
-import { PgBoss, fromKnex } from 'pg-boss';
+import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
 import type { Deps } from '../core/context.js';
 import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
@@ -16,6 +16,8 @@ export interface DeliveryJob {
   event: string;
   timestamp: string;
   data: Record<string, unknown>;
+  /** The history entry this delivery sends again, for a manual redelivery. */
+  redeliveryOf?: string;
 }
 
 /**
@@ -56,7 +58,7 @@ export function createQueue(deps: Deps): Queue {
     // (see DELIVERY_EXPIRE_SECONDS); embedded mode is one process, whose claims come back on restart.
     ...(deps.embedded ? { monitorIntervalSeconds: 60 } : { superviseIntervalSeconds: SUPERVISE_SECONDS, monitorIntervalSeconds: SUPERVISE_SECONDS }),
   });
-  boss.on('error', (err) => console.error('queue error:', err.message));
+  boss.on('error', (err) => deps.log.error({ err: err.message }, 'queue error'));
   const wakers: Array<() => void> = [];
   return {
     boss,
@@ -87,4 +89,12 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
     { db: knexDb(trx) },
   );
   tx.afterCommit.push(() => queue.wake());
+}
+
+/** Enqueue jobs of any queue through the transaction's own connection (same guarantee as deliveries). */
+export async function enqueueInTransaction(tx: TxCtx, queue: string, jobs: JobInsert[]): Promise<void> {
+  if (!jobs.length) return;
+  const trx = tx.em.getTransactionContext();
+  if (!trx) throw new Error('enqueueInTransaction needs a transaction');
+  await getQueue(tx.deps).boss.insert(queue, jobs, { db: knexDb(trx) });
 }

@@ -19,7 +19,7 @@ export const retentionModule: Module = {
   await boss.schedule(PRUNE_QUEUE, PRUNE_CRON);
   const workerId = await boss.work(PRUNE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
     const removed = await pruneEvents(deps.orm.em.fork() as EntityManager, new Date(Date.now() - RETENTION_MS));
-    if (removed) console.log(`souk: pruned ${removed} store events older than ${RETENTION_DAYS} days`);
+    if (removed) deps.log.info({ removed, retentionDays: RETENTION_DAYS }, 'pruned old store events');
   });
   return async () => {
     await boss.offWork(PRUNE_QUEUE, { id: workerId, wait: true });

@@ -3,7 +3,7 @@ import type { Module } from '../core/module.js';
 import { createContext, type Actor, type Deps } from '../core/context.js';
 import { AppError, problem } from '../core/errors.js';
 import { sendProblem } from '../server/http-problem.js';
-import { READ_STORE, requireStoreAccess } from '../domains/stores/access.js';
+import { requireStorePermission } from '../core/policy.js';
 import type { CommittedEvent } from './bus.js';
 import { getHub } from './hub.js';
 import { eventFilter, eventView, parseCursor, watchAccess } from './events.service.js';
@@ -34,7 +34,7 @@ interface StreamRequest {
   storeId: string;
   actor: Actor;
   after: number | null;
-  only: string[] | undefined;
+  only: string[];
 }
 
 /** Everything that can be refused is checked before the stream starts, as problem+json. */
@@ -49,12 +49,13 @@ async function openRequest(deps: Deps, req: FastifyRequest): Promise<StreamReque
     if (Array.isArray(query[k])) throw new AppError('BAD_REQUEST', `Query parameter ${k} is given more than once`, [{ path: k, message: 'is given more than once' }]);
   }
   const ctx = await createContext(deps, req.headers.authorization, req.ip);
-  const { actor } = await requireStoreAccess(ctx, storeId, READ_STORE);
+  // Not a GraphQL field: the same checker, called directly.
+  const { actor } = await requireStorePermission(ctx, storeId, 'store.read');
   // A reconnecting EventSource sends Last-Event-ID with its original URL: the header is the newer position.
   const header = req.headers['last-event-id'];
   const raw = typeof header === 'string' && header !== '' ? header : typeof query.after === 'string' ? query.after : null;
   const after = raw === null ? null : parseCursor(raw, typeof header === 'string' && header !== '' ? 'Last-Event-ID' : 'after');
-  const only = typeof query.events === 'string' ? eventFilter(query.events.split(',').filter((s) => s !== '')) : undefined;
+  const only = eventFilter(typeof query.events === 'string' ? query.events.split(',').filter((s) => s !== '') : undefined);
   return { storeId, actor, after, only, em: ctx.em };
 }
 
@@ -89,7 +90,7 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   const send = (e: CommittedEvent) => {
     if (closed || e.seq <= last) return;
     last = e.seq;
-    if (only && !only.includes(e.event)) return;
+    if (!only.includes(e.event)) return;
     res.write(formatEvent(e));
     if (res.writableLength > MAX_UNSENT_BYTES) res.destroy();
   };
@@ -120,6 +121,8 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   if (req.raw.socket.destroyed) return stop();
 
   reply.hijack();
+  // Headers set through fastify (CORS, X-Request-Id) are not on the raw response yet.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',

@@ -4,10 +4,19 @@ import type { Deps } from '../core/context.js';
 import type { Module } from '../core/module.js';
 import { OutboxMail } from './mail.entity.js';
 
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+}
+
 export interface OutgoingMail {
+  /** One address, or several separated by commas. */
   to: string;
+  cc?: string[];
   subject: string;
   text: string;
+  attachments?: MailAttachment[];
 }
 
 /**
@@ -17,36 +26,59 @@ export interface OutgoingMail {
  */
 export interface Mailer {
   send(mail: OutgoingMail): Promise<void>;
+  /**
+   * Hands the mail to the SMTP server and resolves once it accepted it; rejects with the reason
+   * otherwise (durable jobs record the outcome). Without SMTP the mail is kept in the outbox,
+   * attachments left out, and the promise rejects: nothing reached the recipient.
+   */
+  deliver(mail: OutgoingMail): Promise<void>;
   /** Waits for mail still being handed to the SMTP server. */
   close(): Promise<void>;
 }
 
 type Log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
 
-/** Lines shaped like the HTTP server's pino lines, so one log pipeline reads both. */
-const PINO_LEVEL = { info: 30, warn: 40, error: 50 } as const;
+/** Mail log lines name the subject, never the recipient or the body (which carries single-use tokens). */
+const logger = (deps: Deps): Log => (level, msg, fields) => deps.log[level](fields, msg);
 
-function logger(deps: Deps): Log {
-  return (level, msg, fields) => {
-    if (deps.config.logLevel === 'silent') return;
-    console[level](JSON.stringify({ level: PINO_LEVEL[level], time: Date.now(), pid: process.pid, msg, ...fields }));
-  };
+/**
+ * Outside production with no SMTP, mail is printed to stdout as readable text, link included, so a
+ * newcomer can finish verification and resets locally (a console backend, not a log line).
+ */
+function printMail(deps: Deps, mail: OutgoingMail): void {
+  if (deps.config.production || deps.config.logLevel === 'silent') return;
+  const rule = '-'.repeat(72);
+  process.stdout.write(`${rule}\nEmail (not sent: SOUK_SMTP_URL is not set)\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n${rule}\n`);
 }
 
 /** Over SMTP in the background, so a slow mail server never holds up an API response. */
 function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
   const transport: Transporter = nodemailer.createTransport(url);
   const inFlight = new Set<Promise<void>>();
+  const handOver = (mail: OutgoingMail) =>
+    transport.sendMail({
+      from: deps.config.mailFrom,
+      to: mail.to,
+      ...(mail.cc?.length ? { cc: mail.cc } : {}),
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.attachments?.length ? { attachments: mail.attachments } : {}),
+    });
   return {
     async send(mail) {
-      const p = transport
-        .sendMail({ from: deps.config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text })
+      const p = handOver(mail)
         .then(
           () => undefined,
-          (err: Error) => log('error', 'email not sent: SMTP failed', { to: mail.to, subject: mail.subject, error: err.message }),
+          (err: Error) => log('error', 'email not sent: SMTP failed', { subject: mail.subject, error: err.message }),
         )
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
+    },
+    async deliver(mail) {
+      const p = handOver(mail).then(() => undefined);
+      const tracked = p.catch(() => undefined).finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+      await p;
     },
     async close() {
       await Promise.all([...inFlight]);
@@ -55,18 +87,24 @@ function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
   };
 }
 
-/** Without SMTP the mail is kept in mail_outbox; the log names the recipient, never the body. */
+/** Without SMTP the mail is kept in mail_outbox (and printed outside production). */
 function outboxMailer(deps: Deps, log: Log): Mailer {
+  const keep = async (mail: OutgoingMail) => {
+    try {
+      const em = deps.orm.em.fork() as EntityManager;
+      em.create(OutboxMail, { toAddress: mail.to, subject: mail.subject, body: mail.text });
+      await em.flush();
+      log('warn', 'email not sent: no SMTP configured, kept in mail_outbox', { subject: mail.subject });
+      printMail(deps, mail);
+    } catch (err) {
+      log('error', 'email not kept in the outbox', { subject: mail.subject, error: (err as Error).message });
+    }
+  };
   return {
-    async send(mail) {
-      try {
-        const em = deps.orm.em.fork() as EntityManager;
-        em.create(OutboxMail, { toAddress: mail.to, subject: mail.subject, body: mail.text });
-        await em.flush();
-        log('warn', 'email not sent: no SMTP configured', { to: mail.to, subject: mail.subject });
-      } catch (err) {
-        log('error', 'email not kept in the outbox', { to: mail.to, error: (err as Error).message });
-      }
+    send: keep,
+    async deliver(mail) {
+      await keep(mail);
+      throw new Error('no SMTP server is configured (SOUK_SMTP_URL); the mail was kept in the outbox');
     },
     async close() {},
   };

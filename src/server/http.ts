@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
@@ -11,14 +11,28 @@ import { buildOpenApi } from '../../rest-compat/openapi.js';
 import { createContext, type Ctx, type Deps } from '../core/context.js';
 import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
-import { redactUrl, serializeError } from '../core/log.js';
 import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
+import { logRequests, noteContext, requestId } from './request-log.js';
+import { allowOrigins, carryHeaders } from './cors.js';
 import type { OpenApiPaths } from '../core/module.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** How long close() waits for requests in flight before cutting connections (main.ts gives up at 20 s). */
 export const DRAIN_TIMEOUT_MS = 10_000;
+
+/** A GraphQL request's error codes join its log line (and the variables' storeId). */
+const errorCodesPlugin: ApolloServerPlugin<Ctx> = {
+  async requestDidStart({ contextValue, request }) {
+    const storeId = request.variables?.storeId;
+    if (contextValue.request && typeof storeId === 'string') contextValue.request.storeId = storeId;
+    return {
+      async didEncounterErrors({ contextValue: ctx, errors }) {
+        ctx.request?.errorCodes.push(...errors.map((e) => mapGraphQLError(e).code));
+      },
+    };
+  },
+};
 
 /** GraphQL errors carry the vocabulary's code; nothing internal leaks. */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
@@ -122,17 +136,10 @@ async function cleanInput(req: FastifyRequest): Promise<void> {
 
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
-    logger:
-      deps.config.logLevel === 'silent'
-        ? false
-        : {
-            level: deps.config.logLevel,
-            serializers: {
-              // No headers at all (bearer tokens), and query-string credentials replaced.
-              req: (req: { method: string; url: string; host?: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip }),
-              err: serializeError,
-            },
-          },
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    // logRequests writes one line per request instead of fastify's two.
+    disableRequestLogging: true,
+    genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
     trustProxy: false,
@@ -145,6 +152,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   app.addHook('preValidation', cleanInput);
 
   drainOnClose(app);
+  logRequests(app, deps);
+  await allowOrigins(app, deps.config.corsOrigins);
 
   // JSON only: a text body would otherwise reach routes as a string.
   app.removeContentTypeParser('text/plain');
@@ -154,6 +163,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return jsonParser(req, body as string, done);
   });
+  // RFC 7396 merge patches (PATCH of shipping prices) are JSON under their own media type.
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => jsonParser(req, body as string, done));
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
     if (err instanceof AppError) return sendProblem(reply, problem(err.code, err.message, err.errors), err.headers);
@@ -181,6 +192,30 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
 
   const limits = graphqlLimits();
+  // One context per request: the hook below resolves the token, the GraphQL handlers reuse it.
+  const contexts = new WeakMap<FastifyRequest, Ctx>();
+  const requestContext = async (req: FastifyRequest): Promise<Ctx> => {
+    let ctx = contexts.get(req);
+    if (!ctx) {
+      ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
+      contexts.set(req, ctx);
+    }
+    return ctx;
+  };
+  // A presented bearer token that is unknown, expired or revoked is refused before any GraphQL
+  // runs, even for a query no field of which needs a caller (`{ __typename }`).
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.headers.authorization === undefined) return;
+    const path = req.url.split('?')[0];
+    if (path !== '/graphql' && path !== '/graphql/stream') return;
+    const ctx = await requestContext(req);
+    if (!ctx.authFailure) return;
+    return reply
+      .code(401)
+      .type('application/json; charset=utf-8')
+      .send({ errors: [{ message: ctx.authFailure, extensions: { code: 'UNAUTHENTICATED' } }] });
+  });
+
   const apollo = new ApolloServer<Ctx>({
     schema,
     formatError: formatGraphQLError,
@@ -188,19 +223,21 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     stopOnTerminationSignals: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
-    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, ...(limits.plugins as ApolloServerPlugin<Ctx>[])],
+    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, errorCodesPlugin, ...(limits.plugins as ApolloServerPlugin<Ctx>[])],
+    // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
+    introspection: deps.config.graphqlIntrospection,
   });
   await apollo.start();
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    context: async (req: FastifyRequest) => createContext(deps, req.headers.authorization, req.ip),
+    context: (req: FastifyRequest) => requestContext(req),
   } as never);
 
   const sse = createSseHandler<Record<PropertyKey, unknown>>({
     schema,
     validate: (s, document) => validate(s, document, [...specifiedRules, ...limits.validationRules]),
-    context: async (req) => (await createContext(deps, req.raw.headers.authorization, req.raw.ip)) as unknown as Record<PropertyKey, unknown>,
+    context: async (req) => (await requestContext(req.raw)) as unknown as Record<PropertyKey, unknown>,
     onNext: (_ctx, _req, result) => {
       const r = result as ExecutionResult;
       if (!r.errors?.length) return;
@@ -212,6 +249,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     url: '/graphql/stream',
     handler: async (req, reply) => {
       try {
+        carryHeaders(reply);
         await sse(req, reply);
       } catch (err) {
         req.log.error({ err }, 'graphql-sse failed');
@@ -221,7 +259,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
 
   const compiled = compileRoutes(schema);
-  const openapi = buildOpenApi(schema, compiled);
+  const openapi = buildOpenApi(schema, compiled, deps.config.publicUrl);
   // Routes modules serve outside the table (event streams) are documented beside it.
   for (const m of deps.modules) if (m.http?.paths) Object.assign(openapi.paths as OpenApiPaths, m.http.paths);
   app.get('/v1/openapi.json', async () => openapi);

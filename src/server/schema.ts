@@ -3,17 +3,19 @@ import { buildSchema } from 'type-graphql';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { RESOLVERS } from '../domains/resolvers.js';
 import { pubSub } from '../events/pubsub.js';
-import { policyGuard } from '../core/policy.js';
+import { guardRootFields, guardSubscriptions } from '../core/policy.js';
 
 export async function createSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: RESOLVERS,
     pubSub,
-    // The one authorization checker: every root field's declared policy, before its resolver.
-    globalMiddlewares: [policyGuard],
     // Validation is off by default in type-graphql 2; never echo targets or values.
     validate: { forbidUnknownValues: false, validationError: { target: false, value: false } },
   });
+  // The one authorization checker: every root field's declared policy, before its resolver;
+  // subscriptions checked when they subscribe.
+  guardRootFields(schema);
+  return guardSubscriptions(schema);
 }
 
 /** The committed schema/schema.graphql is exactly this text. */

@@ -4,7 +4,7 @@ import type { Module } from '../core/module.js';
 import { createQueue, DELIVERY_QUEUE, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
-import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './sender.js';
+import { DELIVERY_TIMEOUT_MS, NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
 
 export const HISTORY_KEPT = 50;
 
@@ -22,6 +22,9 @@ export interface RecordedAttempt extends AttemptResult {
   test: boolean;
   url: string;
   createdAt: Date;
+  /** What was sent, so it can be sent again (redelivery); null for tests. */
+  payload: { timestamp: string; data: Record<string, unknown> } | null;
+  redeliveryOf: string | null;
 }
 
 /** The payload of the seed, serialized once; the bytes signed are the bytes sent. */
@@ -37,12 +40,15 @@ export function payloadBytes(event: string, timestamp: string, data: unknown, we
  */
 export async function recordAttempts(em: EntityManager, attempts: RecordedAttempt[]): Promise<number> {
   if (!attempts.length) return 0;
-  const values = attempts.map(() => '(?::uuid, ?, ?, ?::boolean, ?, ?, ?::int, ?::int, ?, ?, ?::timestamptz)').join(', ');
-  const bindings = attempts.flatMap((a) => [a.id, a.webhookId, a.event, a.test, a.url, a.status, a.statusCode, a.responseTimeMs, a.responseBody, a.error, a.createdAt]);
+  const values = attempts.map(() => '(?::uuid, ?, ?, ?::boolean, ?, ?, ?::int, ?::int, ?, ?, ?::timestamptz, ?::jsonb, ?::jsonb, ?::uuid)').join(', ');
+  const bindings = attempts.flatMap((a) => [
+    a.id, a.webhookId, a.event, a.test, a.url, a.status, a.statusCode, a.responseTimeMs, a.responseBody, a.error, a.createdAt,
+    JSON.stringify(a.timings), a.payload ? JSON.stringify(a.payload) : null, a.redeliveryOf,
+  ]);
   const [row] = await em.execute<Array<{ inserted: number }>>(
-    `with v (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at) as (values ${values}),
+    `with v (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at, timings, payload, redelivery_of) as (values ${values}),
      ins as (
-       insert into webhook_deliveries (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at)
+       insert into webhook_deliveries (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at, timings, payload, redelivery_of)
        select v.* from v where exists (select 1 from webhooks w where w.id = v.webhook_id)
        on conflict (id) do nothing returning id, webhook_id),
      added as (select webhook_id, count(*) as n from ins group by webhook_id),
@@ -93,14 +99,23 @@ async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Array<
 /** Sends one delivery; never throws: every outcome is an attempt to record. */
 async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promise<RecordedAttempt> {
   const createdAt = new Date();
-  const base = { id: job.deliveryId, webhookId: webhook.id, event: job.event, test: false, url: webhook.url, createdAt };
+  const base = {
+    id: job.deliveryId,
+    webhookId: webhook.id,
+    event: job.event,
+    test: false,
+    url: webhook.url,
+    createdAt,
+    payload: { timestamp: job.timestamp, data: job.data },
+    redeliveryOf: job.redeliveryOf ?? null,
+  };
   let secret: string;
   let customHeaders: Record<string, string>;
   try {
     secret = decryptSecret(deps.config.secretKey, webhook.secret_enc);
     customHeaders = openHeaders(deps.config.secretKey, { headersEnc: webhook.headers_enc, headers: webhook.headers });
   } catch {
-    return { ...base, status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'the webhook secret cannot be read with the current SOUK_SECRET_KEY' };
+    return { ...base, status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'the webhook secret cannot be read with the current SOUK_SECRET_KEY', timings: NO_TIMINGS };
   }
   const result = await sendAttempt({
     url: webhook.url,
@@ -114,6 +129,10 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowPrivate: deps.config.webhookAllowPrivate,
   });
+  deps.metrics?.delivery(result.status, result.responseTimeMs / 1000);
+  if (result.status === 'failed') {
+    deps.log.warn({ webhookId: webhook.id, event: job.event, deliveryId: job.deliveryId, statusCode: result.statusCode, error: result.error }, 'webhook delivery failed');
+  }
   return { ...result, ...base };
 }
 
@@ -203,7 +222,7 @@ export class DeliveryPump {
       try {
         jobs = await this.queue.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: room });
       } catch (err) {
-        console.error('delivery fetch failed:', (err as Error).message);
+        this.deps.log.error({ err: (err as Error).message }, 'delivery fetch failed');
       }
       if (!jobs.length) {
         await this.sleep(POLL_MS);
@@ -220,7 +239,7 @@ export class DeliveryPump {
       hooks = await loadBatch(this.deps.orm.em.fork() as EntityManager, jobs.map((j) => j.data));
     } catch (err) {
       // Left active: the queue hands them out again once they expire.
-      console.error('delivery batch load failed:', (err as Error).message);
+      this.deps.log.error({ err: (err as Error).message }, 'delivery batch load failed');
       this.release(jobs.length);
       return;
     }
@@ -252,7 +271,7 @@ export class DeliveryPump {
         await recordAttempts(this.deps.orm.em.fork() as EntityManager, attempts);
         await this.queue.boss.complete(DELIVERY_QUEUE, group.map((g) => g.jobId));
       } catch (err) {
-        console.error('recording deliveries failed:', (err as Error).message);
+        this.deps.log.error({ err: (err as Error).message }, 'recording deliveries failed');
       }
       this.release(group.length);
     }

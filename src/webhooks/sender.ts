@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
+import { createHmac } from 'node:crypto';
 import got, { type Headers } from 'got';
 import { BLOCKED_MESSAGE, BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
 import { sign } from './secrets.js';
@@ -23,12 +24,22 @@ export interface Attempt {
   allowPrivate: boolean;
 }
 
+/** Per-phase durations in ms (null where the phase did not happen, e.g. no TLS on http://). */
+export interface AttemptTimings {
+  dns: number | null;
+  connect: number | null;
+  tls: number | null;
+  firstByte: number | null;
+  total: number;
+}
+
 export interface AttemptResult {
   status: 'success' | 'failed';
   statusCode: number | null;
   responseTimeMs: number;
   responseBody: string | null;
   error: string | null;
+  timings: AttemptTimings;
 }
 
 /** Content-Encoding would misdescribe the signed body; Expect would stall the POST on a 100-continue. */
@@ -67,7 +78,20 @@ export function deliveryHeaders(a: Attempt): Headers {
     'x-svc-signature': signature,
   });
   if (a.test) headers['x-svc-test'] = 'true';
+  Object.assign(headers, standardWebhookHeaders(a.secret, a.deliveryId, a.body));
   return headers;
+}
+
+/**
+ * Standard Webhooks headers beside the X-Svc-* ones: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`
+ * keyed the way those libraries read a `whsec_` secret (base64-decode what follows the prefix),
+ * so a receiver passes its secret string unchanged to them.
+ */
+export function standardWebhookHeaders(secret: string, id: string, body: Buffer, now = Date.now()): Record<string, string> {
+  const timestamp = String(Math.floor(now / 1000));
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const mac = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
 }
 
 function describe(err: Error & { code?: string; cause?: unknown }, timeoutMs: number): string {
@@ -93,6 +117,17 @@ function describe(err: Error & { code?: string; cause?: unknown }, timeoutMs: nu
   }
 }
 
+export const NO_TIMINGS: AttemptTimings = { dns: null, connect: null, tls: null, firstByte: null, total: 0 };
+
+type GotTimings = { phases?: { dns?: number; tcp?: number; tls?: number; firstByte?: number } } | undefined;
+const ms = (v: number | undefined) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
+
+/** got's timing phases, as far as the attempt got. */
+function phases(t: GotTimings, total: number): AttemptTimings {
+  const p = t?.phases ?? {};
+  return { dns: ms(p.dns), connect: ms(p.tcp), tls: ms(p.tls), firstByte: ms(p.firstByte), total };
+}
+
 /** One POST, no retries, no redirects followed; 2xx and 3xx count as success. */
 export function sendAttempt(a: Attempt): Promise<AttemptResult> {
   const started = performance.now();
@@ -101,11 +136,11 @@ export function sendAttempt(a: Attempt): Promise<AttemptResult> {
   try {
     host = new URL(a.url).hostname.replace(/^\[|\]$/g, '');
   } catch {
-    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'invalid url' });
+    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'invalid url', timings: NO_TIMINGS });
   }
   // Sockets skip DNS for IP literals, so those are checked here.
   if (!a.allowPrivate && isIP(host) && isBlockedAddress(host)) {
-    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: BLOCKED_MESSAGE });
+    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: BLOCKED_MESSAGE, timings: NO_TIMINGS });
   }
   return new Promise((resolve) => {
     let statusCode: number | null = null;
@@ -116,13 +151,14 @@ export function sendAttempt(a: Attempt): Promise<AttemptResult> {
       if (done) return;
       done = true;
       const responseTimeMs = elapsed();
+      const timings = phases(stream.timings, responseTimeMs);
       const text = chunks.length ? Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_CHARS) : statusCode === null ? null : '';
       if (statusCode === null) {
-        resolve({ status: 'failed', statusCode: null, responseTimeMs, responseBody: null, error: err ? describe(err, a.timeoutMs) : 'no response' });
+        resolve({ status: 'failed', statusCode: null, responseTimeMs, responseBody: null, error: err ? describe(err, a.timeoutMs) : 'no response', timings });
         return;
       }
       const ok = statusCode >= 200 && statusCode < 400;
-      resolve({ status: ok ? 'success' : 'failed', statusCode, responseTimeMs, responseBody: text, error: ok ? null : `receiver answered ${statusCode}` });
+      resolve({ status: ok ? 'success' : 'failed', statusCode, responseTimeMs, responseBody: text, error: ok ? null : `receiver answered ${statusCode}`, timings });
       stream.destroy();
     };
     const stream = got.stream.post(a.url, {

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from './webhook.entity.js';
 import type {
   DeliveryType,
-  SendResult,
+  SendItemType,
   UrlTestResultType,
   WebhookCreateInput,
   WebhookSendInput,
@@ -13,7 +13,6 @@ import type {
   WebhookUrlTestInput,
   WebhookWithSecretType,
 } from './webhook.types.js';
-import { requireStoreAccess, type StoreAccessRule } from '../domains/stores/access.js';
 import { AppError, invalid, notFound } from '../core/errors.js';
 import { assertJsonLimits } from '../core/input.js';
 import { holdsPermission } from '../core/policy.js';
@@ -34,10 +33,6 @@ import { productView } from '../domains/products/product.service.js';
 import { storeCurrency } from '../domains/stores/currency.js';
 
 export const WEBHOOKS_PER_STORE = 10;
-/** Editors and up, or an OAuth token holding store.integrations. */
-export const WRITE_WEBHOOKS: StoreAccessRule = { role: 'editor', scope: 'store.integrations', scopeSuffices: true };
-/** Any member; an OAuth token needs store.read or store.integrations (webhook management). */
-export const READ_WEBHOOKS: StoreAccessRule = { scope: ['store.read', 'store.integrations'] };
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /**
@@ -73,7 +68,7 @@ function checkUrl(ctx: Ctx, url: string, path = 'url'): string {
   }
   const allowHttp = ctx.deps.config.webhookAllowHttp;
   if (u.protocol !== 'https:' && !(allowHttp && u.protocol === 'http:')) {
-    throw invalid(path, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+    throw invalid(path, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL (SOUK_WEBHOOK_ALLOW_HTTP=1 allows http://)');
   }
   if (!u.hostname) throw invalid(path, 'must name a host');
   if (u.username || u.password) throw invalid(path, 'must not carry credentials');
@@ -136,20 +131,17 @@ function setHeaders(ctx: Ctx, w: Webhook, headers: Record<string, string>): void
 }
 
 export async function listWebhooks(ctx: Ctx, storeId: string): Promise<WebhookType[]> {
-  await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
   const rows = await ctx.em.find(Webhook, { storeId }, { orderBy: { id: 'asc' } });
   const key = await headerKey(ctx, storeId);
   return rows.map((w) => view(w, key));
 }
 
 export async function getWebhook(ctx: Ctx, storeId: string, id: string): Promise<WebhookType> {
-  await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
   const webhook = await findWebhook(ctx, storeId, id);
   return view(webhook, await headerKey(ctx, storeId));
 }
 
 export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCreateInput): Promise<WebhookWithSecretType> {
-  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
   const url = checkUrl(ctx, input.url);
   const events = input.events == null ? [...EVENT_NAMES] : normalizeEvents(input.events);
   const headers = checkHeaders(input.headers ?? {});
@@ -178,7 +170,6 @@ export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCre
 }
 
 export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input: WebhookUpdateInput): Promise<WebhookWithSecretType> {
-  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
   return transaction(ctx, async (tx) => {
     const webhook = await lockWebhook(tx, storeId, id);
     if (input.name != null) webhook.name = input.name.trim();
@@ -199,12 +190,11 @@ export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input
 }
 
 export async function deleteWebhook(ctx: Ctx, storeId: string, id: string): Promise<void> {
-  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
   const deleted = await ctx.em.nativeDelete(Webhook, { id, storeId });
   if (!deleted) throw notFound('webhook');
 }
 
-const deliveryView = (row: Record<string, unknown>): DeliveryType => ({
+export const deliveryView = (row: Record<string, unknown>): DeliveryType => ({
   id: String(row.id),
   webhookId: (row.webhook_id as string) ?? null,
   event: String(row.event),
@@ -215,6 +205,8 @@ const deliveryView = (row: Record<string, unknown>): DeliveryType => ({
   responseTimeMs: Number(row.response_time_ms),
   responseBody: (row.response_body as string) ?? null,
   error: (row.error as string) ?? null,
+  timings: (row.timings as DeliveryType['timings']) ?? null,
+  redeliveryOf: (row.redelivery_of as string) ?? null,
   createdAt: new Date(row.created_at as string).toISOString(),
 });
 
@@ -229,11 +221,12 @@ const attemptView = (a: RecordedAttempt): DeliveryType => ({
   responseTimeMs: a.responseTimeMs,
   responseBody: a.responseBody,
   error: a.error,
+  timings: a.timings,
+  redeliveryOf: a.redeliveryOf,
   createdAt: a.createdAt.toISOString(),
 });
 
 export async function webhookHistory(ctx: Ctx, storeId: string, webhookId: string): Promise<DeliveryType[]> {
-  await requireStoreAccess(ctx, storeId, READ_WEBHOOKS);
   await findWebhook(ctx, storeId, webhookId);
   const rows = await (ctx.em as EntityManager).execute(
     'select * from webhook_deliveries where webhook_id = ? order by created_at desc, seq desc limit ?',
@@ -244,7 +237,6 @@ export async function webhookHistory(ctx: Ctx, storeId: string, webhookId: strin
 
 /** A sample delivery with the saved url, headers and secret, sent now and kept in history. */
 export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, input: { event?: string | null }): Promise<DeliveryType> {
-  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
   const webhook = await findWebhook(ctx, storeId, webhookId);
   const event = eventOrDefault(input.event);
   const id = randomUUID();
@@ -261,14 +253,13 @@ export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, 
     timeoutMs: TEST_TIMEOUT_MS,
     allowPrivate: ctx.deps.config.webhookAllowPrivate,
   });
-  const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt };
+  const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt, payload: null, redeliveryOf: null };
   await recordAttempt(ctx.em.fork() as EntityManager, attempt);
   return attemptView(attempt);
 }
 
 /** Tries a url before it is saved; nothing is recorded. */
 export async function testWebhookUrl(ctx: Ctx, storeId: string, input: WebhookUrlTestInput): Promise<UrlTestResultType> {
-  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
   const url = checkUrl(ctx, input.url);
   const headers = checkHeaders(input.headers ?? {});
   const event = eventOrDefault(input.event);
@@ -288,12 +279,11 @@ export async function testWebhookUrl(ctx: Ctx, storeId: string, input: WebhookUr
     timeoutMs: TEST_TIMEOUT_MS,
     allowPrivate: ctx.deps.config.webhookAllowPrivate,
   });
-  return { ...result, id, webhookId: null, event, test: true, url, createdAt: createdAt.toISOString(), secret: minted };
+  return { ...result, id, webhookId: null, event, test: true, url, redeliveryOf: null, createdAt: createdAt.toISOString(), secret: minted };
 }
 
 /** Queues one delivery per active subscribed webhook (or the listed ones) for a chosen record or data. */
-export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: WebhookSendInput): Promise<SendResult> {
-  await requireStoreAccess(ctx, storeId, WRITE_WEBHOOKS);
+export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: WebhookSendInput): Promise<SendItemType[]> {
   const event = normalizeEvent(input.event);
   if (!event) throw invalid('event', `unknown event; expected one of ${EVENT_NAMES.join(', ')}`);
   const sources = [input.orderId, input.productId, input.data].filter((v) => v != null).length;
@@ -318,6 +308,6 @@ export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: Webhook
     const hooks = await subscribedWebhooks(tx.em as EntityManager, storeId, event, input.webhookIds ?? undefined);
     const jobs = hooks.map((h) => ({ deliveryId: randomUUID(), webhookId: h.id, storeId, event, timestamp, data }));
     await enqueueDeliveries(tx, jobs);
-    return { data: jobs.map((j) => ({ webhookId: j.webhookId, deliveryId: j.deliveryId })) };
+    return jobs.map((j) => ({ webhookId: j.webhookId, deliveryId: j.deliveryId }));
   });
 }

@@ -44,12 +44,6 @@ export class WebhookWithSecretType extends WebhookType {
   secret!: string | null;
 }
 
-@ObjectType()
-export class WebhookList {
-  @Field(() => [WebhookType])
-  data!: WebhookType[];
-}
-
 @InputType()
 export class WebhookCreateInput {
   @Field(() => String)
@@ -112,6 +106,24 @@ export class WebhookUpdateInput {
   rotateSecret?: boolean | null;
 }
 
+@ObjectType('DeliveryTimings', { description: "Per-phase durations of an attempt in ms (null where a phase did not happen)." })
+export class DeliveryTimingsType {
+  @Field(() => Int, { nullable: true })
+  dns!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  connect!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  tls!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  firstByte!: number | null;
+
+  @Field(() => Int)
+  total!: number;
+}
+
 @ObjectType('WebhookDelivery', { description: 'One delivery attempt: a test result or a history entry.' })
 export class DeliveryType {
   @Field(() => ID, { description: 'The X-Svc-Delivery UUID.' })
@@ -144,6 +156,12 @@ export class DeliveryType {
   @Field(() => String, { nullable: true })
   error!: string | null;
 
+  @Field(() => DeliveryTimingsType, { nullable: true, description: 'Null for attempts recorded before timings were kept.' })
+  timings!: DeliveryTimingsType | null;
+
+  @Field(() => ID, { nullable: true, description: 'The history entry this delivery sent again.' })
+  redeliveryOf!: string | null;
+
   @Field(() => String)
   createdAt!: string;
 }
@@ -152,12 +170,6 @@ export class DeliveryType {
 export class UrlTestResultType extends DeliveryType {
   @Field(() => String, { nullable: true, description: 'The secret minted for this test when none was given.' })
   secret!: string | null;
-}
-
-@ObjectType()
-export class DeliveryList {
-  @Field(() => [DeliveryType])
-  data!: DeliveryType[];
 }
 
 @InputType()
@@ -219,8 +231,3 @@ export class SendItemType {
   deliveryId!: string;
 }
 
-@ObjectType()
-export class SendResult {
-  @Field(() => [SendItemType])
-  data!: SendItemType[];
-}

@@ -3,6 +3,13 @@ import { Migration20261122010000_identity } from './Migration20261122010000_iden
 import { Migration20261122020000_commerce } from './Migration20261122020000_commerce.js';
 import { Migration20261123000000_money } from './Migration20261123000000_money.js';
 import { Migration20261123020000_hardening } from './Migration20261123020000_hardening.js';
+import { Migration20261123030000_catalog } from './Migration20261123030000_catalog.js';
+import { Migration20261123050000_analytics } from './Migration20261123050000_analytics.js';
+import { Migration20261123040000_inventory } from './Migration20261123040000_inventory.js';
+import { Migration20261123060000_carrier } from './Migration20261123060000_carrier.js';
+import { Migration20261123070000_payments } from './Migration20261123070000_payments.js';
+import { Migration20261123080000_ai } from './Migration20261123080000_ai.js';
+import { Migration20261123100000_integrators } from './Migration20261123100000_integrators.js';
 
 /** Committed migrations, in order; each runs once, at start. */
 export const MIGRATIONS = [
@@ -11,4 +18,11 @@ export const MIGRATIONS = [
   { name: 'Migration20261122020000_commerce', class: Migration20261122020000_commerce },
   { name: 'Migration20261123000000_money', class: Migration20261123000000_money },
   { name: 'Migration20261123020000_hardening', class: Migration20261123020000_hardening },
+  { name: 'Migration20261123030000_catalog', class: Migration20261123030000_catalog },
+  { name: 'Migration20261123050000_analytics', class: Migration20261123050000_analytics },
+  { name: 'Migration20261123040000_inventory', class: Migration20261123040000_inventory },
+  { name: 'Migration20261123060000_carrier', class: Migration20261123060000_carrier },
+  { name: 'Migration20261123070000_payments', class: Migration20261123070000_payments },
+  { name: 'Migration20261123080000_ai', class: Migration20261123080000_ai },
+  { name: 'Migration20261123100000_integrators', class: Migration20261123100000_integrators },
 ];

@@ -4,8 +4,7 @@ import { Order, OrderStatus, type OrderItem } from './order.entity.js';
 import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } from './order.types.js';
 import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
 import { Product } from '../products/product.entity.js';
-import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
-import { conflict, invalid, notFound } from '../../core/errors.js';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -14,8 +13,11 @@ import { parseInstant } from '../../lib/dates.js';
 import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
-
-export const WRITE_ORDERS: StoreAccessRule = { role: 'editor', scope: 'store.orders' };
+import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
+import { redeemPromo } from '../promos/promo.service.js';
+import { orderShippingCost } from '../shipping/shipping.service.js';
+import { newPaymentToken } from '../payments/payment-token.js';
+import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
 
 /** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
 export function orderView(o: Order): OrderType {
@@ -69,28 +71,55 @@ export const itemsTotal = (items: OrderItem[]) => sumMinor(items.map((i) => line
 const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => Math.max(0, itemsTotal(order.items) + order.shippingCost - order.discount);
 
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     const status = await initialStatus(tx, storeId);
+    const shippingCost = await orderShippingCost(tx, storeId, currency, input);
+    const address = input.shippingAddress;
+    const token = newPaymentToken();
     const order = tx.em.create(Order, {
       storeId,
       currency,
       customerName: input.customerName.trim(),
       customerPhone: input.customerPhone ?? null,
       items,
-      total: totalOf({ items, shippingCost: 0, discount: 0 }),
+      shippingAddress: address
+        ? {
+            country: (address.country ?? 'DZ').toUpperCase(),
+            address: address.address ?? null,
+            communeId: address.communeId ?? null,
+            communeName: address.communeName ?? null,
+            wilayaCode: address.wilayaCode ?? null,
+          }
+        : null,
+      shippingMethodId: input.shippingMethodId ?? null,
+      shippingType: input.shippingType ?? null,
+      shippingCost,
+      total: totalOf({ items, shippingCost, discount: 0 }),
       statusId: status.id,
       status: status.slug,
       metadata: input.metadata ?? {},
+      paymentTokenHash: token.hash,
+      landingPageId,
     });
+    if (input.promoCode) await applyPromo(tx, order, input.promoCode);
     await tx.em.flush();
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
-    return view;
+    // The token is shown once, to the creator; payloads and later reads never carry it.
+    return { ...view, paymentToken: token.token };
   });
+}
+
+/** Redeems the code in the order's transaction; a free-shipping code takes the shipping cost off. */
+async function applyPromo(tx: TxCtx, order: Order, code: string): Promise<void> {
+  const redemption = await redeemPromo(tx, order.storeId, order, code);
+  order.promoCode = redemption.code;
+  order.discount = redemption.freeShipping ? order.shippingCost : redemption.discount;
+  order.total = totalOf(order);
 }
 
 export interface OrderFilter {
@@ -103,7 +132,6 @@ export interface OrderFilter {
 }
 
 export async function listOrders(ctx: Ctx, storeId: string, f: OrderFilter) {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   const limit = pageLimit(f.limit);
   const where: Record<string, unknown> = { storeId };
   if (f.cursor) where.id = { $lt: f.cursor };
@@ -139,7 +167,6 @@ export async function lockOrder(tx: TxCtx, storeId: string, id: string): Promise
 }
 
 export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<OrderType> {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   return orderView(await findOrder(ctx, storeId, id));
 }
 
@@ -149,9 +176,17 @@ export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<O
  */
 export async function changeOrder(tx: TxCtx, order: Order, apply: (o: Order) => void | Promise<void>): Promise<{ view: OrderType; changed: boolean }> {
   const before = orderView(order);
+  const saved = { ...order };
   await apply(order);
   const after = orderView(order);
   if (JSON.stringify({ ...after, updatedAt: null }) === JSON.stringify({ ...before, updatedAt: null })) return { view: before, changed: false };
+  try {
+    await stockFollowsOrder(tx, order, saved);
+  } catch (err) {
+    // Refused (409, not enough stock): the order stays as it was, so a batch can go on.
+    Object.assign(order, saved);
+    throw err;
+  }
   order.updatedAt = new Date();
   await tx.em.flush();
   const view = orderView(order);
@@ -191,7 +226,6 @@ function lockTarget(tx: TxCtx, storeId: string, where: { id: string } | { kind: 
 
 /** Locks the store, the target status, then the order: the order of the status-list writes, so no deadlock. */
 async function moveOrder(ctx: Ctx, storeId: string, id: string, target: (tx: TxCtx) => Promise<OrderStatus>, apply?: (o: Order) => void): Promise<OrderType> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     const status = await target(tx);
@@ -239,7 +273,6 @@ export function rejectOrder(ctx: Ctx, storeId: string, id: string, reason: strin
  * are missing or may not move are reported in `failed` instead of failing the whole call.
  */
 export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: OrderApplyManyInput): Promise<ApplyManyResult> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   const ids = [...new Set(input.orderIds)];
   return transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
@@ -247,6 +280,8 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
     const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
     const byId = new Map(orders.map((o) => [o.id, o]));
+    // Every product the batch may move, locked up front in id order (no deadlock between batches).
+    await lockProductsOfOrders(tx, storeId, orders);
     const result: ApplyManyResult = { data: [], failed: [] };
     for (const id of ids) {
       const order = byId.get(id);
@@ -255,8 +290,13 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
       } else if (!moveAllowed(kinds.get(order.statusId), status)) {
         result.failed.push({ id, code: 'CONFLICT' });
       } else {
-        await changeOrder(tx, order, (o) => setStatus(o, status));
-        result.data.push({ id, status: order.status });
+        try {
+          await changeOrder(tx, order, (o) => setStatus(o, status));
+          result.data.push({ id, status: order.status });
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+          result.failed.push({ id, code: 'CONFLICT' });
+        }
       }
     }
     return result;
@@ -269,6 +309,7 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
  */
 export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: string, to: OrderStatus): Promise<number> {
   const em = tx.em as EntityManager;
+  await stockFollowsStatusMove(tx, storeId, fromId, to.kind);
   const rows: Array<Record<string, any>> = await em.execute(
     `with old as (select id, status_id, status, reject_reason, confirmed_at, updated_at from orders where store_id = ? and status_id = ? for update)
      update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end,
@@ -295,7 +336,6 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
 }
 
 export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: OrderUpdateInput): Promise<OrderType> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     let status: OrderStatus | null = null;
@@ -307,6 +347,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
     // Checked on the locked order: a move refused here is refused whichever request came first.
     if (status && status.id !== order.statusId) assertMoveAllowed((await tx.em.findOne(OrderStatus, { id: order.statusId }))?.kind, status);
     const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     const { view } = await changeOrder(tx, order, (o) => {
       if (input.customerName != null) o.customerName = input.customerName.trim();
       if (input.customerPhone !== undefined) o.customerPhone = input.customerPhone || null;
@@ -315,6 +356,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         o.total = totalOf(o);
       }
       if (status) setStatus(o, status);
+      if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
       if (input.metadata != null) o.metadata = input.metadata;
     });
     return view;
@@ -322,7 +364,6 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
 }
 
 export async function deleteOrder(ctx: Ctx, storeId: string, id: string): Promise<void> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   await transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     const order = await lockOrder(tx, storeId, id);

@@ -1,7 +1,8 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
-import { ArrayMaxSize, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Page } from '../../lib/pagination.js';
 
 @ObjectType('OrderItem')
 export class OrderItemType {
@@ -124,16 +125,13 @@ export class OrderType {
 
   @Field(() => String)
   updatedAt!: string;
+
+  @Field(() => String, { nullable: true, description: "Only in the create response: a bearer token for this order's payment methods, select, checkout and status." })
+  paymentToken?: string | null;
 }
 
-@ObjectType()
-export class OrderPage {
-  @Field(() => [OrderType])
-  data!: OrderType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const OrderPage = Page(OrderType);
+export type OrderPage = InstanceType<typeof OrderPage>;
 
 @InputType()
 export class OrderItemInput {
@@ -160,6 +158,34 @@ export class OrderItemInput {
 }
 
 @InputType()
+export class ShippingAddressInput {
+  @Field(() => String, { nullable: true, defaultValue: 'DZ', description: 'ISO 3166-1 alpha-2, default DZ.' })
+  @IsOptional()
+  @Matches(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 code' })
+  country?: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(0, 500, { message: 'must be at most 500 characters' })
+  address?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  communeId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  communeName?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'State (wilaya) code, e.g. "16".' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9-]{1,10}$/, { message: 'must be a state code of letters, digits and dashes (e.g. "16")' })
+  wilayaCode?: string | null;
+}
+
+@InputType()
 export class OrderCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
@@ -175,6 +201,27 @@ export class OrderCreateInput {
   @ArrayMaxSize(500, { message: 'must hold at most 500 items' })
   @ValidateNested({ each: true })
   items?: OrderItemInput[];
+
+  @Field(() => ShippingAddressInput, { nullable: true })
+  @IsOptional()
+  @ValidateNested()
+  shippingAddress?: ShippingAddressInput | null;
+
+  @Field(() => ID, { nullable: true, description: 'A shipping method of the store: it prices shippingCost (with shippingType and the address).' })
+  @IsOptional()
+  shippingMethodId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'home, desk or pickup.' })
+  @IsOptional()
+  @IsIn(['home', 'desk', 'pickup'], { message: 'must be one of home, desk, pickup' })
+  shippingType?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'The product landing page of the store that brought the order.' })
+  @IsOptional()
+  landingPageId?: string | null;
+  @Field(() => String, { nullable: true, description: 'A promo code of the store: the order takes its discount and counts one use; an unusable code is a 409 naming the reason.' })
+  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  promoCode?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
@@ -203,6 +250,10 @@ export class OrderUpdateInput {
   @Field(() => String, { nullable: true, description: 'The slug of one of the store statuses.' })
   @IsOptional()
   status?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'A product landing page of the store; null clears it.' })
+  @IsOptional()
+  landingPageId?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()

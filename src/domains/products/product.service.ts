@@ -1,7 +1,6 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Product } from './product.entity.js';
 import type { ProductCreateInput, ProductType, ProductUpdateInput } from './product.types.js';
-import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
 import { conflict, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
@@ -10,8 +9,7 @@ import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
-
-export const WRITE_PRODUCTS: StoreAccessRule = { role: 'editor', scope: 'store.products' };
+import { stockFollowsProductWrite } from '../inventory/stock.service.js';
 
 /** The product as REST, GraphQL and event payloads show it. */
 export function productView(p: Product, currency: string): ProductType {
@@ -54,7 +52,6 @@ const uniqueSlug = <T>(p: Promise<T>) =>
   });
 
 export async function createProduct(ctx: Ctx, storeId: string, input: ProductCreateInput): Promise<ProductType> {
-  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       await lockStore(tx, storeId);
@@ -78,6 +75,7 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
         metadata: input.metadata ?? {},
       });
       await tx.em.flush();
+      await stockFollowsProductWrite(tx, product, 0);
       const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productCreated', record: view });
       return view;
@@ -86,7 +84,6 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
 }
 
 export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: number | null; cursor?: string | null; status?: string | null }) {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   const limit = pageLimit(args.limit);
   const rows = await ctx.em.find(
     Product,
@@ -116,12 +113,10 @@ async function lockProduct(tx: TxCtx, storeId: string, id: string): Promise<Prod
 }
 
 export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   return productView(await findProduct(ctx, storeId, id), await storeCurrency(ctx, storeId));
 }
 
 export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
-  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const product = await lockProduct(tx, storeId, id);
@@ -142,6 +137,7 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
       if (!changed) return before;
       product.updatedAt = new Date();
       await tx.em.flush();
+      await stockFollowsProductWrite(tx, product, before.stock);
       const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous: before });
       return view;
@@ -150,7 +146,6 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
 }
 
 export async function deleteProduct(ctx: Ctx, storeId: string, id: string): Promise<void> {
-  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
   await transaction(ctx, async (tx) => {
     const product = await lockProduct(tx, storeId, id);
     const view = productView(product, await storeCurrency(tx, storeId));

@@ -3,6 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
 import { IsIn, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
+import { Page } from '../../lib/pagination.js';
 
 export const PRODUCT_STATUSES = ['draft', 'active', 'archived'];
 
@@ -45,14 +46,8 @@ export class ProductType {
   updatedAt!: string;
 }
 
-@ObjectType()
-export class ProductPage {
-  @Field(() => [ProductType])
-  data!: ProductType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const ProductPage = Page(ProductType);
+export type ProductPage = InstanceType<typeof ProductPage>;
 
 @InputType()
 export class ProductCreateInput {

@@ -1,28 +1,34 @@
 import { Membership, Store } from './store.entity.js';
 import { LockMode } from '@mikro-orm/core';
-import { MANAGE_STORE, READ_STORE, requireStoreAccess, type Role } from './access.js';
-import { roleAtLeast } from '../../core/policy.js';
 import { User } from '../users/user.entity.js';
 import { normalizeEmail } from '../auth/auth.service.js';
-import { AppError, conflict, forbidden, notFound } from '../../core/errors.js';
+import { AppError, conflict, forbidden, invalid, notFound } from '../../core/errors.js';
+import { requireActor, type Ctx } from '../../core/context.js';
+import { membershipOf, requireStorePermission, roleAtLeast, type Role } from '../../core/policy.js';
+import { DEFAULT_CURRENCY, exponent, isCurrency } from '../../core/money.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { requireActor, requireScope, type Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { MemberType, StoreType } from './store.types.js';
-
 
 const view = (store: Store, role: string): StoreType => ({
   id: store.id,
   name: store.name,
+  currency: store.currency,
   role,
   createdAt: store.createdAt,
   updatedAt: store.updatedAt,
 });
 
-export async function createStore(ctx: Ctx, input: { name: string }): Promise<StoreType> {
-  const actor = requireScope(ctx, 'store.settings');
+function checkCurrency(code: string): string {
+  if (!isCurrency(code)) throw invalid('currency', 'must be an ISO 4217 currency code, e.g. DZD');
+  return code;
+}
+
+export async function createStore(ctx: Ctx, input: { name: string; currency?: string | null }): Promise<StoreType> {
+  const actor = requireActor(ctx);
+  const currency = input.currency == null ? DEFAULT_CURRENCY : checkCurrency(input.currency);
   return ctx.em.transactional(async (em) => {
-    const store = em.create(Store, { name: input.name.trim() });
+    const store = em.create(Store, { name: input.name.trim(), currency });
     em.create(Membership, { storeId: store.id, userId: actor.userId, role: 'owner' });
     await em.flush();
     for (const m of ctx.deps.modules) await m.onStoreCreated?.({ ...ctx, em: em as Ctx['em'] }, store.id);
@@ -31,7 +37,7 @@ export async function createStore(ctx: Ctx, input: { name: string }): Promise<St
 }
 
 export async function listStores(ctx: Ctx, args: { limit?: number | null; cursor?: string | null }) {
-  const actor = requireScope(ctx, 'store.read');
+  const actor = requireActor(ctx);
   const limit = pageLimit(args.limit);
   const memberships = await ctx.em.find(
     Membership,
@@ -44,26 +50,53 @@ export async function listStores(ctx: Ctx, args: { limit?: number | null; cursor
   return page(rows, limit);
 }
 
-export async function getStore(ctx: Ctx, id: string): Promise<StoreType> {
-  const { membership } = await requireStoreAccess(ctx, id, READ_STORE);
-  const store = await ctx.em.findOne(Store, { id });
-  if (!store) throw notFound('store');
-  return view(store, membership.role);
+/** The caller's role, as the field's policy already read it. */
+async function roleIn(ctx: Ctx, storeId: string): Promise<string> {
+  const membership = await membershipOf(ctx, storeId);
+  if (!membership) throw notFound('store');
+  return membership.role;
 }
 
-export async function updateStore(ctx: Ctx, id: string, input: { name?: string | null }): Promise<StoreType> {
-  const { membership } = await requireStoreAccess(ctx, id, MANAGE_STORE);
+export async function getStore(ctx: Ctx, id: string): Promise<StoreType> {
+  const role = await roleIn(ctx, id);
+  const store = await ctx.em.findOne(Store, { id });
+  if (!store) throw notFound('store');
+  return view(store, role);
+}
+
+/**
+ * Orders keep the currency they were placed in, so a store with orders keeps its currency (409).
+ * Product prices keep their face value: their minor units are rescaled to the new exponent, and a
+ * price the new currency cannot express (19.99 in JPY) refuses the change.
+ */
+async function changeCurrency(tx: Ctx, store: Store, currency: string): Promise<void> {
+  const [{ has }] = await tx.em.execute<Array<{ has: boolean }>>('select exists (select 1 from orders where store_id = ?) as has', [store.id]);
+  if (has) throw conflict('The currency of a store with orders cannot change');
+  const shift = exponent(currency) - exponent(store.currency);
+  if (shift < 0) {
+    const [odd] = await tx.em.execute<Array<{ id: string }>>('select id from products where store_id = ? and price % ? <> 0 limit 1', [store.id, 10 ** -shift]);
+    if (odd) throw conflict(`The price of product ${odd.id} has more decimals than ${currency} allows`);
+    await tx.em.execute('update products set price = price / ? where store_id = ?', [10 ** -shift, store.id]);
+  } else if (shift > 0) {
+    await tx.em.execute('update products set price = price * ? where store_id = ?', [10 ** shift, store.id]);
+  }
+  store.currency = currency;
+}
+
+export async function updateStore(ctx: Ctx, id: string, input: { name?: string | null; currency?: string | null }): Promise<StoreType> {
+  const role = await roleIn(ctx, id);
+  const currency = input.currency == null ? null : checkCurrency(input.currency);
   return transaction(ctx, async (tx) => {
-    await lockStore(tx, id);
-    const store = await tx.em.findOneOrFail(Store, { id }, { refresh: true });
+    // The row lock orders this change with order creation, whose event bumps the store row.
+    const store = await tx.em.findOneOrFail(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (input.name != null) store.name = input.name.trim();
+    if (currency !== null && currency !== store.currency) await changeCurrency(tx, store, currency);
     await tx.em.flush();
-    return view(store, membership.role);
+    return view(store, role);
   });
 }
 
 export async function deleteStore(ctx: Ctx, id: string): Promise<void> {
-  await requireStoreAccess(ctx, id, { role: 'owner', scope: 'store.settings' });
   // The delete locks the store row before its records (cascades): the order every writer follows.
   const deleted = await transaction(ctx, (tx) => tx.em.nativeDelete(Store, { id }));
   if (!deleted) throw notFound('store');
@@ -79,7 +112,6 @@ async function memberView(ctx: Ctx, members: Membership[]): Promise<MemberType[]
 }
 
 export async function listMembers(ctx: Ctx, storeId: string): Promise<MemberType[]> {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   const members = await ctx.em.find(Membership, { storeId }, { orderBy: { createdAt: 'asc', userId: 'asc' } });
   return memberView(ctx, members);
 }
@@ -110,7 +142,6 @@ async function lockMembers(tx: TxCtx, storeId: string, actorId: string, manage: 
 }
 
 export async function addMember(ctx: Ctx, storeId: string, input: { email: string; role: string }): Promise<MemberType> {
-  await requireStoreAccess(ctx, storeId, MANAGE_STORE);
   return transaction(ctx, async (tx) => {
     const mine = await lockMembers(tx, storeId, requireActor(ctx).userId, true);
     checkRoleChange(mine.role, null, input.role);
@@ -124,7 +155,6 @@ export async function addMember(ctx: Ctx, storeId: string, input: { email: strin
 }
 
 export async function updateMember(ctx: Ctx, storeId: string, userId: string, input: { role: string }): Promise<MemberType> {
-  await requireStoreAccess(ctx, storeId, MANAGE_STORE);
   return transaction(ctx, async (tx) => {
     const mine = await lockMembers(tx, storeId, requireActor(ctx).userId, true);
     const target = await tx.em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -137,11 +167,10 @@ export async function updateMember(ctx: Ctx, storeId: string, userId: string, in
   });
 }
 
+/** Leaving (oneself) needs `store.leave`, never a read-only token; removing another member `store.manage`. */
 export async function removeMember(ctx: Ctx, storeId: string, userId: string): Promise<void> {
   const actor = requireActor(ctx);
-  // Members may leave on their own; removing others needs admin.
-  const rule = userId === actor.userId ? READ_STORE : MANAGE_STORE;
-  await requireStoreAccess(ctx, storeId, rule);
+  await requireStorePermission(ctx, storeId, userId === actor.userId ? 'store.leave' : 'store.manage');
   await transaction(ctx, async (tx) => {
     const self = userId === actor.userId;
     const mine = await lockMembers(tx, storeId, actor.userId, !self);

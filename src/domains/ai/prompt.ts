@@ -1,0 +1,90 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import { AppError, invalid, type FieldError } from '../../core/errors.js';
+
+const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default;
+
+/** `{{ name }}`: a placeholder; the name is a JavaScript-style identifier. */
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The placeholder names of a prompt, in order of first use; a malformed one → 400 at `path`. */
+export function placeholders(prompt: string, path = 'prompt'): string[] {
+  const names: string[] = [];
+  for (const m of prompt.matchAll(PLACEHOLDER)) {
+    const name = m[1].trim();
+    if (!IDENTIFIER.test(name)) throw invalid(path, `the placeholder {{${m[1]}}} is not a name (letters, digits and _, not starting with a digit)`);
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/** Names declared by `propsSchema.properties`. */
+export function declaredProps(schema: Record<string, unknown>): string[] {
+  const props = schema.properties;
+  return props && typeof props === 'object' && !Array.isArray(props) ? Object.keys(props) : [];
+}
+
+/** Every placeholder of the prompt must be declared in the schema. */
+export function assertDeclared(prompt: string, schema: Record<string, unknown>): void {
+  const declared = new Set(declaredProps(schema));
+  const missing = placeholders(prompt).filter((n) => !declared.has(n));
+  if (missing.length) {
+    throw invalid('prompt', `${missing.map((n) => `{{${n}}}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not declared in propsSchema.properties`);
+  }
+}
+
+/** A fresh Ajv per compile: schemas are user input and must not accumulate in a shared instance. */
+function newAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** Compiles a props schema; one that is not valid JSON Schema → 400 at `path`. */
+export function compileSchema(schema: Record<string, unknown>, path = 'propsSchema'): Validator {
+  if (schema.type !== undefined && schema.type !== 'object') throw invalid(`${path}.type`, 'must be "object": props are named values');
+  try {
+    return newAjv().compile(schema) as Validator;
+  } catch (err) {
+    throw invalid(path, `is not a valid JSON Schema: ${(err as Error).message.slice(0, 200)}`);
+  }
+}
+
+/** `/a/0/b` → `a.0.b` under `prefix`. */
+function ajvPath(prefix: string, e: ErrorObject): string {
+  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (e.keyword === 'required') parts.push(String((e.params as { missingProperty: string }).missingProperty));
+  if (e.keyword === 'additionalProperties') parts.push(String((e.params as { additionalProperty: string }).additionalProperty));
+  return [prefix, ...parts].filter(Boolean).join('.');
+}
+
+/**
+ * Validates props against the schema; every failure → 400 with its path under `prefix`. With
+ * `defaults`, the values are a template's defaults: a top-level required property may be left
+ * for each generation to give.
+ */
+export function validateProps(validate: Validator, props: Record<string, unknown>, prefix = 'props', defaults = false): void {
+  if (validate(props)) return;
+  const failures = (validate.errors ?? []).filter((e) => !(defaults && e.keyword === 'required' && e.instancePath === ''));
+  if (!failures.length) return;
+  const errors: FieldError[] = failures.map((e) => ({
+    path: ajvPath(prefix, e),
+    message: e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties' ? 'is not declared in propsSchema' : (e.message ?? 'is invalid'),
+  }));
+  throw new AppError('VALIDATION_FAILED', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+}
+
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map(text).join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** The prompt with each placeholder replaced by its value (lists joined by ", "; missing → empty). */
+export function fillPlaceholders(prompt: string, values: Record<string, unknown>): string {
+  return prompt.replace(PLACEHOLDER, (_all, name: string) => text(values[name.trim()]));
+}

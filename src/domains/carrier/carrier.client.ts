@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Ctx, Deps } from '../../core/context.js';
+import { AppError } from '../../core/errors.js';
+import { CarrierError, type CarrierAdapter, type CarrierCommune, type CarrierWilaya } from '../../providers/carrier.js';
+import { YalidineCarrier } from '../../providers/yalidine/yalidine.js';
+import { loadIntegration, markIntegration, type LoadedIntegration } from '../integrations/integration.access.js';
+import { DEFAULT_ORDER_STATUS_MAP, wilayaCode } from '../integrations/integration.kinds.js';
+
+/** A store's carrier, ready to call: the adapter and the settings the domain reads. */
+export interface CarrierHandle {
+  storeId: string;
+  provider: string;
+  /** Names the carrier account in caches (a hash of its credentials: other credentials miss). */
+  account: string;
+  adapter: CarrierAdapter;
+  fromWilaya: number;
+  /** Parcel status → order status slug. */
+  statusMap: Record<string, string>;
+}
+
+/** Work outside a request (ingress, the poller): no actor. */
+export function systemContext(deps: Deps, ip = 'system'): Ctx {
+  return { em: deps.orm.em.fork() as EntityManager, deps, actor: null, authFailure: null, ip, memberships: new Map() };
+}
+
+export function adapterFor(deps: Deps, provider: string, apiId: string, apiToken: string): CarrierAdapter {
+  switch (provider) {
+    case 'yalidine':
+      return new YalidineCarrier({ baseUrl: deps.config.yalidineUrl, apiId, apiToken });
+    default:
+      throw new AppError('NOT_CONFIGURED', `The carrier ${provider} is not supported by this server`);
+  }
+}
+
+/** The handle of a loaded integration, or null when it is disabled or incomplete. */
+export function handleOf(deps: Deps, storeId: string, loaded: LoadedIntegration | null): CarrierHandle | null {
+  if (!loaded || !loaded.row.enabled) return null;
+  const apiId = loaded.config.apiId;
+  const token = loaded.secrets.apiToken;
+  const from = wilayaCode(loaded.config.fromWilaya);
+  if (typeof apiId !== 'string' || !token || from === null) return null;
+  const map = loaded.config.orderStatusMap;
+  return {
+    storeId,
+    provider: loaded.row.provider ?? 'yalidine',
+    account: createHash('sha256').update(`${apiId}\n${token}`).digest('base64url'),
+    adapter: adapterFor(deps, loaded.row.provider ?? 'yalidine', apiId, token),
+    fromWilaya: from,
+    statusMap: map && typeof map === 'object' ? (map as Record<string, string>) : DEFAULT_ORDER_STATUS_MAP,
+  };
+}
+
+/** The store's enabled carrier, or 503 NOT_CONFIGURED naming what is missing. */
+export async function requireCarrier(ctx: Ctx, storeId: string): Promise<CarrierHandle> {
+  const loaded = await loadIntegration(ctx, storeId, 'carrier');
+  if (!loaded) throw new AppError('NOT_CONFIGURED', 'This store has no carrier integration (PUT /v1/stores/{id}/integrations/carrier)');
+  if (!loaded.row.enabled) throw new AppError('NOT_CONFIGURED', "This store's carrier integration is disabled");
+  if (!loaded.secrets.apiToken) throw new AppError('NOT_CONFIGURED', "This store's carrier integration has no secrets.apiToken");
+  return handleOf(ctx.deps, storeId, loaded)!;
+}
+
+/**
+ * A failed carrier call as the API answers it: refused credentials → 502 and the integration
+ * becomes `error`; rate limited → 429 with Retry-After; anything else from the carrier → 502.
+ */
+export async function carrierFailure(ctx: Ctx, handle: Pick<CarrierHandle, 'storeId' | 'provider'>, err: unknown): Promise<unknown> {
+  if (!(err instanceof CarrierError)) return err;
+  switch (err.kind) {
+    case 'auth':
+      await markIntegration(ctx, handle.storeId, 'carrier', { ok: false, error: err.message });
+      return new AppError('BAD_GATEWAY', `The carrier refused this store's credentials (${handle.provider}); check the carrier integration`);
+    case 'rate_limited':
+      return new AppError('RATE_LIMITED', `The carrier's rate limit is reached; retry in ${err.retryAfter ?? 60} s`, undefined, { 'retry-after': String(err.retryAfter ?? 60) });
+    default:
+      return new AppError('BAD_GATEWAY', err.message);
+  }
+}
+
+export async function callCarrier<T>(ctx: Ctx, handle: CarrierHandle, fn: (a: CarrierAdapter) => Promise<T>): Promise<T> {
+  try {
+    return await fn(handle.adapter);
+  } catch (err) {
+    throw await carrierFailure(ctx, handle, err);
+  }
+}
+
+/** Reference data changes rarely: kept for a day per carrier account and credentials, in each process. */
+const CACHE_MS = 24 * 3600_000;
+const cache = new Map<string, { expires: number; value: Promise<unknown> }>();
+
+function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+  const hit = cache.get(key);
+  if (hit && hit.expires > Date.now()) return hit.value as Promise<T>;
+  const value = load();
+  cache.set(key, { expires: Date.now() + CACHE_MS, value });
+  // A failure is not kept: the next call asks again.
+  value.catch(() => cache.delete(key));
+  return value;
+}
+
+export function carrierWilayas(ctx: Ctx, handle: CarrierHandle): Promise<CarrierWilaya[]> {
+  return callCarrier(ctx, handle, (a) => cached(`${handle.provider}|${handle.account}|wilayas`, () => a.wilayas()));
+}
+
+export function carrierCommunes(ctx: Ctx, handle: CarrierHandle, wilaya?: number): Promise<CarrierCommune[]> {
+  return callCarrier(ctx, handle, (a) => cached(`${handle.provider}|${handle.account}|communes|${wilaya ?? '*'}`, () => a.communes(wilaya)));
+}

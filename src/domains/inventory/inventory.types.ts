@@ -1,0 +1,219 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { IsEmail, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
+import { BatchFailure, BatchInput, BatchSummary } from '../../lib/batch.js';
+
+export const WAREHOUSE_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+@ObjectType('Warehouse')
+export class WarehouseType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  storeId!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: 'Unique per store.' })
+  code!: string;
+
+  @Field(() => String, { nullable: true })
+  email!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Free-form, at most 2 KiB.' })
+  address!: Record<string, unknown> | null;
+
+  @Field(() => Boolean)
+  active!: boolean;
+
+  @Field(() => Boolean, { description: 'Orders take and give back stock in the default warehouse.' })
+  isDefault!: boolean;
+
+  @Field(() => GraphQLJSONObject)
+  metadata!: Record<string, unknown>;
+
+  @Field(() => String)
+  createdAt!: string;
+
+  @Field(() => String)
+  updatedAt!: string;
+}
+
+@ObjectType()
+export class WarehousePage {
+  @Field(() => [WarehouseType])
+  data!: WarehouseType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@InputType()
+export class WarehouseCreateInput {
+  @Field(() => String)
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'Derived from the name when omitted; unique per store.' })
+  @IsOptional()
+  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  @Matches(WAREHOUSE_CODE, { message: 'must be letters, digits, dots, dashes and underscores' })
+  code?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsEmail({}, { message: 'must be an email address' })
+  email?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  address?: Record<string, unknown> | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  active?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'True: this becomes the default warehouse. The first warehouse of a store is always its default.' })
+  @IsOptional()
+  isDefault?: boolean | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  metadata?: Record<string, unknown> | null;
+}
+
+@InputType()
+export class WarehouseUpdateInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  @Matches(WAREHOUSE_CODE, { message: 'must be letters, digits, dots, dashes and underscores' })
+  code?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsEmail({}, { message: 'must be an email address' })
+  email?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  address?: Record<string, unknown> | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  active?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'True makes this the default; the default stops being one only when another becomes it.' })
+  @IsOptional()
+  isDefault?: boolean | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  metadata?: Record<string, unknown> | null;
+}
+
+@InputType()
+export class WarehouseBatchDeleteInput extends BatchInput {}
+
+@ObjectType()
+export class WarehouseBatchResult {
+  @Field(() => [WarehouseType], { description: 'The deleted warehouses.' })
+  resources!: WarehouseType[];
+
+  @Field(() => [BatchFailure])
+  failures!: BatchFailure[];
+
+  @Field(() => BatchSummary)
+  summary!: BatchSummary;
+
+  @Field(() => Boolean, { description: 'returnPartialSuccess was false and something failed: nothing changed.' })
+  aborted!: boolean;
+}
+
+@ObjectType('InventoryLevel')
+export class InventoryLevelType {
+  @Field(() => ID)
+  warehouseId!: string;
+
+  @Field(() => ID)
+  productId!: string;
+
+  @Field(() => Int)
+  onHand!: number;
+
+  @Field(() => String)
+  updatedAt!: string;
+}
+
+@ObjectType()
+export class InventoryLevelPage {
+  @Field(() => [InventoryLevelType])
+  data!: InventoryLevelType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@ObjectType('InventoryMovement')
+export class InventoryMovementType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  productId!: string;
+
+  @Field(() => ID, { nullable: true, description: 'Null for a store without warehouses.' })
+  warehouseId!: string | null;
+
+  @Field(() => Int)
+  delta!: number;
+
+  @Field(() => String, { description: 'order, purchase_order or adjustment.' })
+  reason!: string;
+
+  @Field(() => String, { nullable: true, description: 'The order or purchase order that caused it.' })
+  refId!: string | null;
+
+  @Field(() => String)
+  createdAt!: string;
+}
+
+@ObjectType()
+export class InventoryMovementPage {
+  @Field(() => [InventoryMovementType])
+  data!: InventoryMovementType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@InputType()
+export class InventoryAdjustInput {
+  @Field(() => ID)
+  productId!: string;
+
+  @Field(() => ID, { nullable: true, description: 'Default: the default warehouse.' })
+  @IsOptional()
+  warehouseId?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Add (or, negative, remove) this many; exactly one of delta and onHand.' })
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(-1e9, { message: 'is too small' })
+  @Max(1e9, { message: 'is too large' })
+  delta?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Set the level to this count.' })
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(-1e9, { message: 'is too small' })
+  @Max(1e9, { message: 'is too large' })
+  onHand?: number | null;
+}

@@ -1,0 +1,98 @@
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { IsIn, IsOptional, Length, Matches } from 'class-validator';
+import { SLUG_PATTERN } from '../../lib/slug.js';
+
+export const LANDING_PAGE_STATUSES = ['draft', 'published', 'archived'];
+
+@ObjectType('ProductLandingPage')
+export class ProductLandingPageType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  storeId!: string;
+
+  @Field(() => ID, { nullable: true, description: 'The product the page sells; null once that product is deleted.' })
+  productId!: string | null;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: 'Unique per store.' })
+  slug!: string;
+
+  @Field(() => String, { description: '`draft`, `published` or `archived`.' })
+  status!: string;
+
+  @Field(() => GraphQLJSONObject, { description: "The page builder's content, stored as given." })
+  content!: Record<string, unknown>;
+
+  @Field(() => String)
+  createdAt!: string;
+
+  @Field(() => String)
+  updatedAt!: string;
+}
+
+@ObjectType()
+export class ProductLandingPagePage {
+  @Field(() => [ProductLandingPageType])
+  data!: ProductLandingPageType[];
+
+  @Field(() => String, { nullable: true })
+  nextCursor!: string | null;
+}
+
+@InputType()
+export class ProductLandingPageCreateInput {
+  @Field(() => String)
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name!: string;
+
+  @Field(() => ID, { nullable: true, description: 'A product of the store.' })
+  @IsOptional()
+  productId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Derived from the name when omitted; unique per store.' })
+  @IsOptional()
+  @Matches(SLUG_PATTERN, { message: 'must be lowercase letters, digits and single dashes' })
+  @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  slug?: string | null;
+
+  @Field(() => String, { nullable: true, description: '`draft` (default), `published` or `archived`.' })
+  @IsOptional()
+  @IsIn(LANDING_PAGE_STATUSES, { message: `must be one of ${LANDING_PAGE_STATUSES.join(', ')}` })
+  status?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  content?: Record<string, unknown> | null;
+}
+
+@InputType()
+export class ProductLandingPageUpdateInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  name?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'A product of the store; null detaches the page.' })
+  @IsOptional()
+  productId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Matches(SLUG_PATTERN, { message: 'must be lowercase letters, digits and single dashes' })
+  @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  slug?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsIn(LANDING_PAGE_STATUSES, { message: `must be one of ${LANDING_PAGE_STATUSES.join(', ')}` })
+  status?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  content?: Record<string, unknown> | null;
+}

@@ -1,0 +1,184 @@
+import pg from 'pg';
+import type { Deps } from '../../core/context.js';
+import type { Module } from '../../core/module.js';
+
+/** The PostgreSQL channel that tells every replica "the options are now at version N". */
+export const OPTIONS_CHANNEL = 'souk_options';
+
+export interface OptionEntry {
+  key: string;
+  value: unknown;
+  public: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** This process's copy of the platform options, refreshed whenever any replica writes them. */
+export interface OptionsCache {
+  readonly version: number;
+  /** Sorted by key. */
+  all(): OptionEntry[];
+  get(key: string): OptionEntry | undefined;
+  /** Reads the table again (a snapshot never replaces a newer one). */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface SnapshotRow {
+  version: string | number;
+  key: string | null;
+  value: unknown;
+  public: boolean | null;
+  created_at: Date | string | null;
+  updated_at: Date | string | null;
+}
+
+const RECONNECT_MAX_MS = 5_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
+
+export async function startOptionsCache(deps: Deps): Promise<OptionsCache> {
+  let version = 0;
+  let entries = new Map<string, OptionEntry>();
+  let closed = false;
+
+  /** One statement, one snapshot: the version and the rows it stands for. */
+  async function load(): Promise<void> {
+    const rows = await deps.orm.em.getConnection().execute<SnapshotRow[]>(
+      `select v.version, o.key, o.value, o.public, o.created_at, o.updated_at
+         from platform_options_version v left join platform_options o on true order by o.key`,
+    );
+    const loaded = Number(rows[0]?.version ?? 0);
+    if (loaded < version) return;
+    const next = new Map<string, OptionEntry>();
+    for (const r of rows) {
+      if (r.key === null) continue;
+      next.set(r.key, { key: r.key, value: r.value ?? null, public: !!r.public, createdAt: new Date(r.created_at!), updatedAt: new Date(r.updated_at!) });
+    }
+    version = loaded;
+    entries = next;
+  }
+
+  // Reloads run one at a time; a request during one runs once more after it.
+  let running: Promise<void> | null = null;
+  let again = false;
+  function refresh(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await load();
+        } while (again && !closed);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  }
+
+  await load();
+  const listener = deps.embedded ? null : await listen(deps, (notified) => {
+    if (notified === null || notified > version) void refresh().catch((err) => deps.log.error({ err: (err as Error).message }, 'options: reload failed'));
+  });
+
+  return {
+    get version() {
+      return version;
+    },
+    all: () => [...entries.values()],
+    get: (key) => entries.get(key),
+    // A call during a reload makes that reload read once more: a write's own commit is always seen.
+    refresh,
+    async close() {
+      closed = true;
+      await listener?.close();
+    },
+  };
+}
+
+/**
+ * A LISTEN connection of its own. `onChange(version)` on each notification; `onChange(null)`
+ * after a reconnect, since notifications sent while no connection listened are lost.
+ */
+async function listen(deps: Deps, onChange: (version: number | null) => void) {
+  let client: pg.Client | null = null;
+  let closed = false;
+
+  async function connect(): Promise<void> {
+    const c = new pg.Client({ ...deps.db.connection, application_name: 'souk-options' });
+    c.on('notification', (msg) => {
+      if (msg.channel === OPTIONS_CHANNEL) onChange(Number(msg.payload));
+    });
+    const lost = (err?: Error) => {
+      if (client !== c) return;
+      client = null;
+      c.removeAllListeners('notification');
+      c.end().catch(() => {});
+      if (!closed) {
+        deps.log.warn({ err: err?.message ?? 'closed' }, 'options: LISTEN connection lost, reconnecting');
+        void reconnect();
+      }
+    };
+    c.on('error', lost);
+    c.on('end', () => lost());
+    try {
+      await c.connect();
+      await c.query(`listen ${OPTIONS_CHANNEL}`);
+    } catch (err) {
+      c.removeAllListeners();
+      c.on('error', () => {});
+      await c.end().catch(() => {});
+      throw err;
+    }
+    client = c;
+  }
+
+  async function reconnect(): Promise<void> {
+    let delay = 100;
+    while (!closed) {
+      await sleep(delay);
+      if (closed) return;
+      try {
+        await connect();
+        onChange(null);
+        return;
+      } catch (err) {
+        deps.log.error({ err: (err as Error).message }, 'options: LISTEN reconnect failed');
+        delay = Math.min(delay * 2, RECONNECT_MAX_MS);
+      }
+    }
+  }
+
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    },
+  };
+}
+
+declare module '../../core/context.js' {
+  interface Deps {
+    options?: OptionsCache;
+  }
+}
+
+export const getOptions = (deps: Deps): OptionsCache => {
+  if (!deps.options) throw new Error('the options cache is not started');
+  return deps.options;
+};
+
+export const optionsModule: Module = {
+  name: 'options',
+  start: async (deps) => {
+    const cache = await startOptionsCache(deps);
+    deps.options = cache;
+    return () => cache.close();
+  },
+};

@@ -1,0 +1,174 @@
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Page, PageRedirect, type Seo } from './page.entity.js';
+import type { PageInput, PagePage, PageType, PageUpdateInput, PageViewType, SeoInput } from './page.types.js';
+import { renderMarkdown } from './render.js';
+import type { Ctx } from '../../core/context.js';
+import { conflict, invalid, notFound } from '../../core/errors.js';
+import { transaction, type TxCtx } from '../../core/tx.js';
+import { page as pageOf, pageLimit } from '../../lib/pagination.js';
+import { slugify } from '../../lib/slug.js';
+
+/** `/v1/pages/view/{slug}` is the public route: no page may be called `view`. */
+const RESERVED_SLUGS = new Set(['view']);
+/** A value of this shape is a page id; slugs have no `_`, so nothing else is. */
+const PAGE_ID = /^pg_[0-9a-f]+$/;
+
+export function pageView(p: Page): PageType {
+  return {
+    id: p.id,
+    storeId: p.storeId,
+    title: p.title,
+    slug: p.slug,
+    body: p.body,
+    status: p.status,
+    publishedAt: p.publishedAt ? p.publishedAt.toISOString() : null,
+    seo: { title: p.seo?.title ?? null, description: p.seo?.description ?? null },
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+const seoOf = (input: SeoInput | null | undefined, base: Seo = { title: null, description: null }): Seo => ({
+  title: input?.title !== undefined ? input.title : base.title,
+  description: input?.description !== undefined ? input.description : base.description,
+});
+
+function checkSlug(slug: string): string {
+  if (RESERVED_SLUGS.has(slug)) throw invalid('slug', `"${slug}" is reserved`);
+  return slug;
+}
+
+/** The first free `-2`, `-3`... of a slug derived from the title. */
+async function freeSlug(tx: TxCtx, storeId: string, base: string): Promise<string> {
+  const taken = new Set((await tx.em.find(Page, { storeId, slug: { $like: `${base}%` } }, { fields: ['slug'] })).map((p) => p.slug));
+  for (const r of RESERVED_SLUGS) taken.add(r);
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+async function assertSlugFree(tx: TxCtx, storeId: string, slug: string, exceptId?: string) {
+  const other = await tx.em.findOne(Page, { storeId, slug }, { fields: ['id'] });
+  if (other && other.id !== exceptId) throw conflict(`The slug "${slug}" is taken in this store`);
+}
+
+const uniqueSlug = <T>(p: Promise<T>) =>
+  p.catch((err) => {
+    if (err instanceof UniqueConstraintViolationException) throw conflict('The slug is taken in this store');
+    throw err;
+  });
+
+/** A live page takes a slug over from a page that left it. */
+async function claimSlug(tx: TxCtx, storeId: string, slug: string) {
+  await tx.em.nativeDelete(PageRedirect, { storeId, slug });
+}
+
+function setStatus(p: Page, status: string) {
+  if (status === 'published' && p.status !== 'published') p.publishedAt = new Date();
+  if (status === 'draft') p.publishedAt = null;
+  p.status = status;
+}
+
+export async function listPages(ctx: Ctx, storeId: string, f: { limit?: number | null; cursor?: string | null; status?: string | null }): Promise<PagePage> {
+  const limit = pageLimit(f.limit);
+  const rows = await ctx.em.find(
+    Page,
+    { storeId, ...(f.cursor ? { id: { $lt: f.cursor } } : {}), ...(f.status ? { status: f.status } : {}) },
+    { orderBy: { id: 'desc' }, limit: limit + 1 },
+  );
+  const p = pageOf(rows, limit);
+  return { data: p.data.map(pageView), nextCursor: p.nextCursor };
+}
+
+async function findPage(ctx: Ctx, storeId: string, id: string, lock = false): Promise<Page> {
+  const p = await ctx.em.findOne(Page, { id, storeId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  if (!p) throw notFound('page');
+  return p;
+}
+
+/** By id (`pg_…`) or by slug. */
+export async function getPage(ctx: Ctx, storeId: string, idOrSlug: string): Promise<PageType> {
+  const p = await ctx.em.findOne(Page, PAGE_ID.test(idOrSlug) ? { id: idOrSlug, storeId } : { slug: idOrSlug, storeId });
+  if (!p) throw notFound('page');
+  return pageView(p);
+}
+
+export async function createPage(ctx: Ctx, storeId: string, input: PageInput): Promise<PageType> {
+  return uniqueSlug(
+    transaction(ctx, async (tx) => {
+      let slug: string;
+      if (input.slug) {
+        slug = checkSlug(input.slug);
+        await assertSlugFree(tx, storeId, slug);
+      } else {
+        slug = await freeSlug(tx, storeId, slugify(input.title));
+      }
+      await claimSlug(tx, storeId, slug);
+      const p = tx.em.create(Page, { storeId, title: input.title.trim(), slug, body: input.body ?? '', seo: seoOf(input.seo) });
+      setStatus(p, input.status ?? 'draft');
+      await tx.em.flush();
+      return pageView(p);
+    }),
+  );
+}
+
+/** PUT replaces every field, PATCH the given ones; a changed slug leaves a redirect behind. */
+export async function updatePage(ctx: Ctx, storeId: string, id: string, input: PageUpdateInput | PageInput, mode: 'patch' | 'replace'): Promise<PageType> {
+  return uniqueSlug(
+    transaction(ctx, async (tx) => {
+      const p = await findPage(tx, storeId, id, true);
+      const oldSlug = p.slug;
+      if (mode === 'replace') {
+        const r = input as PageInput;
+        p.title = r.title.trim();
+        p.body = r.body ?? '';
+        p.seo = seoOf(r.seo);
+        setStatus(p, r.status ?? 'draft');
+        // Without a slug the page keeps its own: a replace should not break its links.
+        if (r.slug) p.slug = checkSlug(r.slug);
+      } else {
+        const u = input as PageUpdateInput;
+        if (u.title != null) p.title = u.title.trim();
+        if (u.body != null) p.body = u.body;
+        if (u.seo !== undefined) p.seo = seoOf(u.seo, p.seo);
+        if (u.status != null) setStatus(p, u.status);
+        if (u.slug != null) p.slug = checkSlug(u.slug);
+      }
+      if (p.slug !== oldSlug) {
+        await assertSlugFree(tx, storeId, p.slug, id);
+        await claimSlug(tx, storeId, p.slug);
+        await tx.em.execute(
+          `insert into page_redirects (store_id, slug, page_id, created_at) values (?, ?, ?, ?)
+           on conflict (store_id, slug) do update set page_id = excluded.page_id, created_at = excluded.created_at`,
+          [storeId, oldSlug, id, new Date()],
+        );
+      }
+      p.updatedAt = new Date();
+      await tx.em.flush();
+      return pageView(p);
+    }),
+  );
+}
+
+export async function deletePage(ctx: Ctx, storeId: string, id: string): Promise<void> {
+  await transaction(ctx, async (tx) => {
+    tx.em.remove(await findPage(tx, storeId, id, true));
+    await tx.em.flush();
+  });
+}
+
+/**
+ * The public rendering of a published page. A slug the page left behind answers with its
+ * current slug and `moved: true`; drafts, unknown slugs and unknown stores are all 404 alike.
+ */
+export async function viewPage(ctx: Ctx, storeId: string, slug: string): Promise<PageViewType> {
+  let p = await ctx.em.findOne(Page, { storeId, slug, status: 'published' });
+  let moved = false;
+  if (!p) {
+    const redirect = await ctx.em.findOne(PageRedirect, { storeId, slug });
+    p = redirect ? await ctx.em.findOne(Page, { id: redirect.pageId, storeId, status: 'published' }) : null;
+    moved = true;
+  }
+  if (!p) throw notFound('page');
+  const v = pageView(p);
+  return { slug: p.slug, moved, title: v.title, html: renderMarkdown(p.body), seo: v.seo, updatedAt: v.updatedAt };
+}

@@ -1,0 +1,169 @@
+import { Field, Float, ID, InputType, ObjectType } from 'type-graphql';
+import { IsOptional, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+
+@ObjectType('Payment')
+export class PaymentType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  orderId!: string;
+
+  @Field(() => String, { description: 'cod, chargily or stripe.' })
+  provider!: string;
+
+  @Field(() => String)
+  method!: string;
+
+  @Field(() => Float, { description: 'Major units of currency.' })
+  amount!: number;
+
+  @Field(() => String)
+  currency!: string;
+
+  @Field(() => String, { nullable: true, description: "The provider's hosted checkout page; null for cash on delivery." })
+  checkoutUrl!: string | null;
+
+  @Field(() => String, { nullable: true, description: "The provider's checkout id." })
+  providerRef!: string | null;
+
+  @Field(() => String, { description: 'Online: requires_action, paid, failed, canceled or expired; cod: pending, paid or canceled.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  paidAt!: string | null;
+
+  @Field(() => String)
+  createdAt!: string;
+
+  @Field(() => String)
+  updatedAt!: string;
+}
+
+@ObjectType('Refund')
+export class RefundType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  paymentId!: string;
+
+  @Field(() => Float, { description: 'Major units of the payment currency.' })
+  amount!: number;
+
+  @Field(() => String)
+  currency!: string;
+
+  @Field(() => String, { nullable: true })
+  reason!: string | null;
+
+  @Field(() => Boolean, { description: 'Money returned outside Souk and only recorded here.' })
+  manual!: boolean;
+
+  @Field(() => String, { description: 'pending, requires_action, succeeded, failed or canceled.' })
+  status!: string;
+
+  @Field(() => String)
+  createdAt!: string;
+
+  @Field(() => String)
+  updatedAt!: string;
+}
+
+@ObjectType('PaymentMethod')
+export class PaymentMethodType {
+  @Field(() => String)
+  method!: string;
+
+  @Field(() => String)
+  provider!: string;
+
+  @Field(() => Boolean, { description: "Enabled in the store's payments integration, configured, and able to take the order's currency." })
+  available!: boolean;
+}
+
+@ObjectType('PaymentMethods')
+export class PaymentMethodsType {
+  @Field(() => [PaymentMethodType])
+  data!: PaymentMethodType[];
+
+  @Field(() => String, { nullable: true, description: "The order's selected method, else the store's available defaultMethod." })
+  selected!: string | null;
+}
+
+@ObjectType('OrderPaymentStatus')
+export class OrderPaymentStatusType {
+  @Field(() => String, { description: 'unpaid, pending, paid, partially_refunded or refunded.' })
+  paymentStatus!: string;
+
+  @Field(() => PaymentType, { nullable: true, description: 'The paid payment, else the latest one.' })
+  payment!: PaymentType | null;
+
+  @Field(() => [RefundType], { description: "The order's refunds, newest first." })
+  refunds!: RefundType[];
+}
+
+@ObjectType('PaymentCheckout')
+export class PaymentCheckoutType {
+  @Field(() => PaymentType)
+  payment!: PaymentType;
+
+  @Field(() => Boolean, { description: 'True when this is the stored answer to an earlier request with the same Idempotency-Key.' })
+  replayed!: boolean;
+}
+
+@ObjectType('RefundResult')
+export class RefundResultType {
+  @Field(() => RefundType)
+  refund!: RefundType;
+
+  @Field(() => Boolean, { description: 'True when this is the stored answer to an earlier request with the same Idempotency-Key.' })
+  replayed!: boolean;
+}
+
+@InputType()
+export class PaymentSelectInput {
+  @Field(() => String, { description: 'One of the methods listed by orderPaymentMethods.' })
+  @Length(1, 40, { message: 'must be 1 to 40 characters' })
+  method!: string;
+}
+
+const URL_RULE = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
+
+@InputType()
+export class PaymentCheckoutInput {
+  @Field(() => String, { nullable: true, description: "Default: the order's selected method, else the store's defaultMethod." })
+  @IsOptional()
+  @Length(1, 40, { message: 'must be 1 to 40 characters' })
+  method?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Where the provider sends the customer after paying; required for online methods.' })
+  @IsOptional()
+  @MaxLength(2048, { message: 'must be at most 2048 characters' })
+  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  successUrl?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Where the provider sends the customer after a failed or canceled payment (default successUrl).' })
+  @IsOptional()
+  @MaxLength(2048, { message: 'must be at most 2048 characters' })
+  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  failureUrl?: string | null;
+}
+
+@InputType()
+export class PaymentRefundInput {
+  @Field(() => Float, { nullable: true, description: 'Major units; default: everything not yet refunded.' })
+  @IsOptional()
+  @Min(0, { message: 'must be more than 0' })
+  @Max(1e12, { message: 'is too large' })
+  amount?: number | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(500, { message: 'must be at most 500 characters' })
+  reason?: string | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Record money returned outside Souk (required for providers without a refund API).' })
+  @IsOptional()
+  manual?: boolean | null;
+}

@@ -1,0 +1,84 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { formatPoNumber, PurchaseOrder, PurchaseOrderSend } from './purchase-order.entity.js';
+import { pdfSources, renderPurchaseOrders } from './purchase-order.pdf.js';
+import type { Deps } from '../../core/context.js';
+import type { Module } from '../../core/module.js';
+import type { TxCtx } from '../../core/tx.js';
+import { enqueueInTransaction, getQueue } from '../../events/queue.js';
+import { mailer } from '../../lib/mailer.js';
+
+/**
+ * Mailing a purchase order: `/send` writes a queued send and its job in the request's
+ * transaction; this worker renders the PDF, mails it as an attachment and records the outcome.
+ * A worker that dies mid-send leaves the job to expire and run again (at least once).
+ */
+
+export const PO_SEND_QUEUE = 'purchase-order-send';
+
+interface SendJob {
+  sendId: string;
+}
+
+declare module '../../core/context.js' {
+  interface Deps {
+    /** The send worker, woken after a send commits instead of at its next poll. */
+    purchaseOrderSendWorker?: string;
+  }
+}
+
+export async function enqueueSend(tx: TxCtx, sendId: string): Promise<void> {
+  const deps = tx.deps;
+  await enqueueInTransaction(tx, PO_SEND_QUEUE, [{ data: { sendId } satisfies SendJob }]);
+  tx.afterCommit.push(() => {
+    if (deps.purchaseOrderSendWorker) getQueue(deps).boss.notifyWorker(deps.purchaseOrderSendWorker);
+  });
+}
+
+function mailText(storeName: string, number: string, message: string | null): string {
+  const intro = message?.trim() || `Please find attached purchase order ${number} from ${storeName}.`;
+  return `${intro}\n\n${storeName}\n`;
+}
+
+/** Renders, mails and records one queued send; a send already settled is left alone. */
+export async function processSend(deps: Deps, sendId: string): Promise<void> {
+  const em = deps.orm.em.fork() as EntityManager;
+  const send = await em.findOne(PurchaseOrderSend, { id: sendId });
+  if (!send || send.status !== 'queued') return;
+  const po = await em.findOne(PurchaseOrder, { id: send.purchaseOrderId });
+  if (!po) return;
+  const { storeName, list } = await pdfSources(em, po.storeId, [po]);
+  const number = formatPoNumber(po.number);
+  let error: string | null = null;
+  try {
+    const pdf = await renderPurchaseOrders(storeName, list);
+    await mailer(deps).deliver({
+      to: send.recipients.join(', '),
+      cc: send.cc,
+      subject: send.subject ?? `Purchase order ${number} from ${storeName}`,
+      text: mailText(storeName, number, send.message),
+      attachments: [{ filename: `${number}.pdf`, content: pdf, contentType: 'application/pdf' }],
+    });
+  } catch (err) {
+    error = (err as Error).message.slice(0, 500);
+  }
+  await em.execute(`update purchase_order_sends set status = ?, error = ?, finished_at = ? where id = ? and status = 'queued'`, [
+    error ? 'failed' : 'sent',
+    error,
+    new Date(),
+    sendId,
+  ]);
+}
+
+export const purchaseOrderSendModule: Module = {
+  name: 'purchase-order-send',
+  start: async (deps) => {
+    const { boss } = getQueue(deps);
+    // Created at start, outside any transaction (embedded mode has one database session).
+    await boss.createQueue(PO_SEND_QUEUE, { expireInSeconds: 300, retryLimit: 3, retryDelay: 10, retryBackoff: true, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
+    const workerId = await boss.work<SendJob>(PO_SEND_QUEUE, { pollingIntervalSeconds: 2, batchSize: 1 }, async ([job]) => processSend(deps, job.data.sendId));
+    deps.purchaseOrderSendWorker = workerId;
+    return async () => {
+      await boss.offWork(PO_SEND_QUEUE, { id: workerId, wait: true });
+    };
+  },
+};

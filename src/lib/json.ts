@@ -1,0 +1,28 @@
+/** JSON with object keys sorted at every level: equal values give equal text (jsonb reorders keys). */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** The size of a value as UTF-8 JSON, in bytes. */
+export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * RFC 7396 JSON Merge Patch: an object patch merges member by member, `null` removes a member,
+ * anything else (arrays included) replaces the target whole.
+ */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    // defineProperty: a `__proto__` member stays a member instead of replacing the prototype.
+    else Object.defineProperty(result, key, { value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value), enumerable: true, writable: true, configurable: true });
+  }
+  return result;
+}

@@ -1,0 +1,69 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+/**
+ * The contract check every REST response of the test suite goes through: the status must be
+ * listed for the operation in the served OpenAPI document, and a JSON body must match its schema.
+ */
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+interface Contract {
+  doc: any;
+  ajv: Ajv2020;
+  routes: Array<{ template: string; re: RegExp; params: number }>;
+  compiled: Map<string, ValidateFunction>;
+}
+
+const contracts = new Map<string, Promise<Contract>>();
+
+function load(base: string): Promise<Contract> {
+  let c = contracts.get(base);
+  if (!c) {
+    c = (async () => {
+      const doc = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
+      const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true });
+      addFormats(ajv);
+      ajv.addSchema({ ...doc, $id: 'openapi' });
+      const routes = Object.keys(doc.paths).map((template) => ({
+        template,
+        re: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        params: (template.match(/\{/g) ?? []).length,
+      }));
+      // Literal segments win over parameters (`/orders/counts` before `/orders/{orderId}`).
+      routes.sort((a, b) => a.params - b.params);
+      return { doc, ajv, routes, compiled: new Map() };
+    })();
+    contracts.set(base, c);
+  }
+  return c;
+}
+
+const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+
+/** Returns a description of the mismatch, or null when the response keeps the contract. */
+export async function contractMismatch(base: string, method: string, url: string, status: number, contentType: string, body: unknown): Promise<string | null> {
+  const path = decodeURIComponent(url.split('?')[0]).replace(/%3A/gi, ':');
+  if (!path.startsWith('/v1/') || path === '/v1/openapi.json') return null;
+  const c = await load(base);
+  const route = c.routes.find((r) => r.re.test(path) && c.doc.paths[r.template][method.toLowerCase()]);
+  if (!route) {
+    // An unknown route or method answers 404 problem+json, which is the contract too.
+    return status === 404 || status === 405 ? null : `${method} ${path}: no operation in the OpenAPI document (answered ${status})`;
+  }
+  const op = c.doc.paths[route.template][method.toLowerCase()];
+  const response = op.responses[String(status)] ?? op.responses.default;
+  if (!response) return `${method} ${route.template}: status ${status} is not listed (listed: ${Object.keys(op.responses).join(', ')})`;
+  const type = contentType.split(';')[0].trim();
+  if (!response.content || !/json$/.test(type)) return null;
+  const media = response.content[type] ?? (type === 'application/json' ? null : response.content['application/json']);
+  if (!media?.schema) return response.content[type] === undefined && type === 'application/problem+json' ? `${method} ${route.template}: ${status} problem+json not documented` : null;
+  const key = `${route.template} ${method} ${status} ${type}`;
+  let validate = c.compiled.get(key);
+  if (!validate) {
+    validate = c.ajv.compile({ $ref: `openapi#/${pointer('paths', route.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema')}` });
+    c.compiled.set(key, validate);
+  }
+  if (validate(body)) return null;
+  const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  return `${method} ${route.template} ${status}: body does not match the OpenAPI schema: ${errors.join('; ')}`;
+}
