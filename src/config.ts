@@ -24,6 +24,8 @@ export interface Config {
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** How long a session lives after its last use (sliding). */
+  sessionTtlMs: number;
   /** Yalidine's API base URL (tests point it at a local fake). */
   yalidineUrl: string;
   /** Chargily Pay v2 base URL (checkouts at `/api/v2/checkouts`); the test mode is `https://pay.chargily.net/test`. */
@@ -60,6 +62,17 @@ function parseKey(raw: string): Buffer {
   const b64 = Buffer.from(trimmed, 'base64');
   if (b64.length === 32) return b64;
   throw new ConfigError('SOUK_SECRET_KEY must be 32 bytes, written as 64 hex characters or base64');
+}
+
+/** A duration: seconds, or a number with `s`, `m`, `h` or `d`. */
+function durationVar(env: NodeJS.ProcessEnv, name: string, fallbackMs: number, minMs: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallbackMs;
+  const m = /^(\d{1,9})([smhd]?)$/.exec(raw.trim());
+  const unit = { '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m?.[2] ?? ''] ?? 1000;
+  const ms = m ? Number(m[1]) * unit : NaN;
+  if (!Number.isFinite(ms) || ms < minMs || ms > 3650 * 86_400_000) throw new ConfigError(`${name} must be a duration such as 2592000 (seconds), 720h or 30d`);
+  return ms;
 }
 
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -141,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    sessionTtlMs: durationVar(env, 'SOUK_SESSION_TTL', 30 * 86_400_000, 1000),
     chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
     stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
     graphqlIntrospection: env.SOUK_GRAPHQL_INTROSPECTION === undefined || env.SOUK_GRAPHQL_INTROSPECTION === '' ? true : flag(env.SOUK_GRAPHQL_INTROSPECTION),

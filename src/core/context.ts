@@ -57,7 +57,10 @@ export interface Ctx {
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-/** Last-used times are written at most once a minute per token, not on every request. */
+/**
+ * Last-used times are written at most once a minute per token, not on every request (or ten
+ * times per session lifetime, for very short lifetimes); a session's expiry slides forward then.
+ */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 interface TokenRow {
@@ -75,6 +78,7 @@ interface TokenRow {
 export async function resolveActor(
   em: EntityManager,
   authorization: string | undefined,
+  sessionTtlMs: number,
 ): Promise<{ actor: Actor | null; failure: string | null; paymentGrant?: PaymentGrant }> {
   if (!authorization) return { actor: null, failure: null };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -93,8 +97,14 @@ export async function resolveActor(
   const now = new Date();
   if (!row || row.revoked_at) return { actor: null, failure: 'The bearer token is unknown or revoked' };
   if (row.expires_at && new Date(row.expires_at) <= now) return { actor: null, failure: 'The bearer token has expired' };
-  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
-    await em.execute('update auth_tokens set last_used_at = ? where id = ?', [now, row.id]);
+  const resolution = Math.min(LAST_USED_RESOLUTION_MS, sessionTtlMs / 10);
+  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > resolution) {
+    // A session expires SOUK_SESSION_TTL after its last use; app tokens keep their fixed expiry.
+    if (row.kind === 'session') {
+      await em.execute('update auth_tokens set last_used_at = ?, expires_at = ? where id = ?', [now, new Date(now.getTime() + sessionTtlMs), row.id]);
+    } else {
+      await em.execute('update auth_tokens set last_used_at = ? where id = ?', [now, row.id]);
+    }
   }
   return {
     actor: {
@@ -111,7 +121,7 @@ export async function resolveActor(
 
 export async function createContext(deps: Deps, authorization: string | undefined, ip: string): Promise<Ctx> {
   const em = deps.orm.em.fork() as EntityManager;
-  const { actor, failure, paymentGrant } = await resolveActor(em, authorization);
+  const { actor, failure, paymentGrant } = await resolveActor(em, authorization, deps.config.sessionTtlMs);
   return { em, deps, actor, paymentGrant: paymentGrant ?? null, authFailure: failure, ip, memberships: new Map() };
 }
 

@@ -1,6 +1,7 @@
 import { Extensions } from 'type-graphql';
 import { defaultFieldResolver, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { AppError, notFound } from './errors.js';
+import { assertCleanInput } from './input.js';
 import { requireActor, type Actor, type Ctx, type StoreMembership } from './context.js';
 
 /**
@@ -129,6 +130,8 @@ export async function holdsPermission(ctx: Ctx, storeId: string, permission: Per
 
 /** Enforces a declared policy for a root field called with `args`. */
 export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: Record<string, unknown>, field: string): Promise<void> {
+  // Input rules first (core/input.ts): bad text never reaches a query, the store lookup below included.
+  assertCleanInput(args, '', 2);
   // A presented token that is unknown, expired or revoked is refused everywhere, public fields included.
   if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
   if (!policy) throw new AppError('FORBIDDEN', `The field ${field} declares no authorization policy`);

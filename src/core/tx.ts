@@ -1,4 +1,7 @@
+import { DeadlockException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from './context.js';
+import { conflict, notFound } from './errors.js';
 
 /** A context inside a transaction: work queued in `afterCommit` runs only once it committed. */
 export interface TxCtx extends Ctx {
@@ -9,17 +12,53 @@ export function inTransaction(ctx: Ctx): ctx is TxCtx {
   return Array.isArray((ctx as TxCtx).afterCommit);
 }
 
-/** One mutation, one transaction; nothing leaves (events, wake-ups) before commit. */
+/** PostgreSQL's serialization failure (40001) and deadlock (40P01): the transaction may simply run again. */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof DeadlockException) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+/** A transaction that lost a race is run once more; a second loss is the caller's to retry (409). */
+const ATTEMPTS = 2;
+
+/**
+ * One mutation, one transaction; nothing leaves (events, wake-ups) before commit. Locks are taken
+ * in one order everywhere (the store row, then its records, see `lockStore`); a deadlock or
+ * serialization failure that still happens is retried once and then answers 409, never 500.
+ */
 export async function transaction<T>(ctx: Ctx, fn: (tx: TxCtx) => Promise<T>): Promise<T> {
   if (inTransaction(ctx)) return fn(ctx);
-  const afterCommit: Array<() => void> = [];
-  const result = await ctx.em.transactional((em) => fn({ ...ctx, em: em as Ctx['em'], afterCommit }));
-  for (const run of afterCommit) {
+  for (let attempt = 1; ; attempt++) {
+    const afterCommit: Array<() => void> = [];
+    let result: T;
     try {
-      run();
+      result = await ctx.em.transactional((em) => fn({ ...ctx, em: em as Ctx['em'], afterCommit }));
     } catch (err) {
-      ctx.deps.log.error({ err }, 'after-commit hook failed');
+      if (!isRetryable(err)) throw err;
+      if (attempt >= ATTEMPTS) throw conflict('A concurrent change to the same data got in the way; try again');
+      // Entities read by the failed attempt may be stale: the next one reads afresh.
+      ctx.em.clear();
+      continue;
     }
+    for (const run of afterCommit) {
+      try {
+        run();
+      } catch (err) {
+        ctx.deps.log.error({ err }, 'after-commit hook failed');
+      }
+    }
+    return result;
   }
-  return result;
+}
+
+/**
+ * The first lock of every write to a store's data: the store row (FOR NO KEY UPDATE, which
+ * inserts' foreign-key checks do not wait for). Writers then lock their records, and the event
+ * outbox updates this row last, so the order is the same everywhere: store, then records. A
+ * deleted store (or one deleted while waiting) is a 404.
+ */
+export async function lockStore(tx: TxCtx, storeId: string): Promise<void> {
+  const rows = await (tx.em as EntityManager).execute('select id from stores where id = ? for no key update', [storeId]);
+  if (!rows.length) throw notFound('store');
 }

@@ -45,6 +45,8 @@ export function ormOptions(target: DatabaseTarget): Options<PostgreSqlDriver> {
     forceUtcTimezone: true,
     // Migration progress goes through our own start line, not the ORM's console logger.
     logger: () => {},
+    // knex must not format bound values into the messages of failed queries (the queue's job data).
+    driverOptions: { compileSqlOnError: false },
     allowGlobalContext: false,
     debug: false,
   };

@@ -5,6 +5,9 @@ import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
 
+/** How often a server replica looks for expired claims (and refreshes the queue's counters). */
+export const SUPERVISE_SECONDS = 5;
+
 /** One delivery attempt to make: everything needed to build the payload at send time. */
 export interface DeliveryJob {
   deliveryId: string;
@@ -50,7 +53,10 @@ export function createQueue(deps: Deps): Queue {
     useListenNotify: !deps.embedded,
     // Cron schedules (the event retention job) run on whichever replica claims them first.
     schedule: true,
-    ...(deps.embedded ? { supervise: true, monitorIntervalSeconds: 60 } : {}),
+    supervise: true,
+    // On a server, jobs a dead replica had claimed are handed out again soon after they expire
+    // (see DELIVERY_EXPIRE_SECONDS); embedded mode is one process, whose claims come back on restart.
+    ...(deps.embedded ? { monitorIntervalSeconds: 60 } : { superviseIntervalSeconds: SUPERVISE_SECONDS, monitorIntervalSeconds: SUPERVISE_SECONDS }),
   });
   boss.on('error', (err) => deps.log.error({ err: err.message }, 'queue error'));
   const wakers: Array<() => void> = [];

@@ -77,7 +77,11 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
     throw err;
   }
   const { storeId, only, em } = r;
-  let last = r.after ?? (await lastSeq(em, storeId));
+  // The replica's realtime cursor starts at the store's current position, never at an old
+  // Last-Event-ID: the backlog is this stream's to read (below); registering the cursor far back
+  // made the replica's one LISTEN connection read it all again, holding up every live event.
+  const current = await lastSeq(em, storeId);
+  let last = r.after ?? current;
   const res = reply.raw;
   let closed = false;
   let backlog = true;
@@ -97,7 +101,7 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
       pending.push(e);
       if (pending.length > MAX_PENDING) res.destroy();
     },
-    last,
+    current,
   );
   const heartbeat = setInterval(() => res.write(': ping\n\n'), deps.config.sseHeartbeatMs);
   const stop = () => {

@@ -1,13 +1,16 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
 import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, specifiedRules, validate } from 'graphql';
+import { graphqlLimits } from './graphql-limits.js';
 import { compileRoutes, registerRoutes } from '../../rest-compat/router.js';
 import { buildOpenApi } from '../../rest-compat/openapi.js';
 import { createContext, type Ctx, type Deps } from '../core/context.js';
-import { AppError, problem } from '../core/errors.js';
+import { AppError, problem, type Problem } from '../core/errors.js';
+import { assertCleanInput } from '../core/input.js';
 import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
 import { logRequests, noteContext, requestId } from './request-log.js';
@@ -84,6 +87,53 @@ export function rewriteCustomVerb(url: string): string {
   return path.replace(/%3a(?=[A-Za-z])/gi, ':') + (q === -1 ? '' : url.slice(q));
 }
 
+/** Path parameters longer than this are refused by the router itself (414), before any route runs. */
+export const MAX_PARAM_LENGTH = 256;
+
+/** A problem for statuses outside the vocabulary's table (414, 431, 408): the class of error is BAD_REQUEST. */
+const transportProblem = (status: number, title: string, detail: string): Problem => ({ ...problem('BAD_REQUEST', detail), status, title });
+
+/** Errors fastify's router raises before any route or hook runs. */
+function frameworkError(err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply) {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(reply, transportProblem(414, 'URI Too Long', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`));
+  }
+  if (err.code === 'FST_ERR_BAD_URL') return sendProblem(reply, problem('BAD_REQUEST', 'The URL path is not validly percent-encoded'));
+  return sendProblem(reply, problem('INTERNAL', 'Internal server error'));
+}
+
+/**
+ * Requests Node's HTTP parser refuses never reach fastify: answer them as problem+json on the
+ * socket, as fastify's default handler does in its own JSON.
+ */
+function clientError(err: Error & { code?: string }, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const body =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? transportProblem(431, 'Request Header Fields Too Large', 'The request headers are too large')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? transportProblem(408, 'Request Timeout', 'The request took too long to arrive')
+        : problem('BAD_REQUEST', 'The request is not valid HTTP');
+  const text = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${body.status} ${body.title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+/**
+ * The HTTP door of the input rules (core/input.ts): path parameters, query string and JSON body
+ * of every route. GraphQL requests carry their input in variables and literals, which the policy
+ * checker holds to the same rules per argument, so their bodies are left to it.
+ */
+async function cleanInput(req: FastifyRequest): Promise<void> {
+  assertCleanInput(req.params);
+  assertCleanInput(req.query);
+  if (!req.routeOptions.url?.startsWith('/graphql')) assertCleanInput(req.body);
+}
+
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
@@ -95,7 +145,11 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     trustProxy: false,
     // AIP-136 custom verbs may arrive percent-encoded (`/v1/things%3AbatchDelete`).
     rewriteUrl: (req) => rewriteCustomVerb(req.url ?? '/'),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   });
+  app.addHook('preValidation', cleanInput);
 
   drainOnClose(app);
   logRequests(app, deps);
@@ -137,6 +191,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     }
   });
 
+  const limits = graphqlLimits();
   // One context per request: the hook below resolves the token, the GraphQL handlers reuse it.
   const contexts = new WeakMap<FastifyRequest, Ctx>();
   const requestContext = async (req: FastifyRequest): Promise<Ctx> => {
@@ -166,7 +221,9 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
-    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, errorCodesPlugin],
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
+    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, errorCodesPlugin, ...(limits.plugins as ApolloServerPlugin<Ctx>[])],
     // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
     introspection: deps.config.graphqlIntrospection,
   });
@@ -179,6 +236,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   const sse = createSseHandler<Record<PropertyKey, unknown>>({
     schema,
+    validate: (s, document) => validate(s, document, [...specifiedRules, ...limits.validationRules]),
     context: async (req) => (await requestContext(req.raw)) as unknown as Record<PropertyKey, unknown>,
     onNext: (_ctx, _req, result) => {
       const r = result as ExecutionResult;

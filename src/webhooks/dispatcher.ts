@@ -3,9 +3,17 @@ import type { Deps } from '../core/context.js';
 import type { Module } from '../core/module.js';
 import { createQueue, DELIVERY_QUEUE, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
+import { openHeaders, sealLegacyHeaders } from './headers.js';
 import { DELIVERY_TIMEOUT_MS, NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
 
 export const HISTORY_KEPT = 50;
+
+/**
+ * A claimed delivery expires this long after its claim: just above the 30 s delivery timeout, so a
+ * live attempt always settles first, while a replica that died mid-attempt has its jobs handed out
+ * again (same X-Svc-Delivery) at the next supervise pass, within about 45 s of the claim.
+ */
+export const DELIVERY_EXPIRE_SECONDS = Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 5;
 
 export interface RecordedAttempt extends AttemptResult {
   id: string;
@@ -67,6 +75,7 @@ interface WebhookRow {
   name: string;
   url: string;
   headers: Record<string, string>;
+  headers_enc: string | null;
   active: boolean;
   secret_enc: string;
 }
@@ -75,7 +84,7 @@ interface WebhookRow {
 async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Array<WebhookRow | null>> {
   // knex expands an array binding into a list: `in (?)` takes it as is.
   const [hooks, done] = await Promise.all([
-    em.execute<WebhookRow[]>('select id, name, url, headers, active, secret_enc from webhooks where id in (?)', [[...new Set(jobs.map((j) => j.webhookId))]]),
+    em.execute<WebhookRow[]>('select id, name, url, headers, headers_enc, active, secret_enc from webhooks where id in (?)', [[...new Set(jobs.map((j) => j.webhookId))]]),
     em.execute<Array<{ id: string }>>('select id from webhook_deliveries where id in (?)', [jobs.map((j) => j.deliveryId)]),
   ]);
   const byId = new Map(hooks.map((h) => [h.id, h]));
@@ -101,8 +110,10 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
     redeliveryOf: job.redeliveryOf ?? null,
   };
   let secret: string;
+  let customHeaders: Record<string, string>;
   try {
     secret = decryptSecret(deps.config.secretKey, webhook.secret_enc);
+    customHeaders = openHeaders(deps.config.secretKey, { headersEnc: webhook.headers_enc, headers: webhook.headers });
   } catch {
     return { ...base, status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'the webhook secret cannot be read with the current SOUK_SECRET_KEY', timings: NO_TIMINGS };
   }
@@ -112,7 +123,7 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
     deliveryId: job.deliveryId,
     webhookId: webhook.id,
     secret,
-    customHeaders: webhook.headers,
+    customHeaders,
     body: payloadBytes(job.event, job.timestamp, job.data, webhook),
     test: false,
     timeoutMs: DELIVERY_TIMEOUT_MS,
@@ -280,16 +291,19 @@ export const deliveryModule: Module = {
   start: async (deps) => {
   const queue = createQueue(deps);
   await queue.boss.start();
-  // Created at start, outside any transaction (embedded mode has one database session).
-  await queue.boss.createQueue(DELIVERY_QUEUE, {
-    // A worker that died mid-attempt leaves an active job: it is claimed again after this.
-    expireInSeconds: Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 30,
+  // Created at start, outside any transaction (embedded mode has one database session); an
+  // existing queue takes the current settings too.
+  const settings = {
+    expireInSeconds: DELIVERY_EXPIRE_SECONDS,
     retryLimit: 5,
     retryDelay: 2,
     deleteAfterSeconds: 3600,
     notify: !deps.embedded,
-  } as never);
+  };
+  await queue.boss.createQueue(DELIVERY_QUEUE, settings as never);
+  await queue.boss.updateQueue(DELIVERY_QUEUE, settings as never);
   deps.queue = queue;
+  await sealLegacyHeaders(deps);
   const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);
   deps.deliveryPump = pump;
   pump.start();

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
 import got, { type Headers } from 'got';
-import { BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
+import { BLOCKED_MESSAGE, BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
 import { sign } from './secrets.js';
 
 export const USER_AGENT = 'Svc-Webhooks/2.0';
@@ -42,7 +42,21 @@ export interface AttemptResult {
   timings: AttemptTimings;
 }
 
-const FORBIDDEN_EXACT = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'user-agent']);
+/** Content-Encoding would misdescribe the signed body; Expect would stall the POST on a 100-continue. */
+const FORBIDDEN_EXACT = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'user-agent',
+  'expect',
+]);
 
 /** Transport headers and the service's own X-Svc-* are never taken from a webhook's settings. */
 export function isForbiddenHeader(name: string): boolean {
@@ -85,7 +99,7 @@ function describe(err: Error & { code?: string; cause?: unknown }, timeoutMs: nu
   const cause = err.cause instanceof Error ? err.cause : null;
   if (err instanceof BlockedAddressError) return err.message;
   if (cause instanceof BlockedAddressError) return cause.message;
-  if (/BlockedAddressError|refused: .* non-public address/.test(err.message)) return err.message.replace(/^.*?(refused: )/, '$1');
+  if (err.message.includes(BLOCKED_MESSAGE) || /BlockedAddressError/.test(err.message)) return BLOCKED_MESSAGE;
   switch (err.code) {
     case 'ECONNREFUSED':
       return 'connection refused';
@@ -126,7 +140,7 @@ export function sendAttempt(a: Attempt): Promise<AttemptResult> {
   }
   // Sockets skip DNS for IP literals, so those are checked here.
   if (!a.allowPrivate && isIP(host) && isBlockedAddress(host)) {
-    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: new BlockedAddressError(host).message, timings: NO_TIMINGS });
+    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: BLOCKED_MESSAGE, timings: NO_TIMINGS });
   }
   return new Promise((resolve) => {
     let statusCode: number | null = null;

@@ -26,9 +26,12 @@ for (const [net, prefix] of [
   ['2001:db8::', 32],
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
+/** Never names the address: a caller probing internal names must not learn what they resolve to. */
+export const BLOCKED_MESSAGE = 'refused: the address is not public (private, loopback, link-local or reserved)';
+
 export class BlockedAddressError extends Error {
-  constructor(address: string) {
-    super(`refused: ${address} is a private, loopback, link-local or otherwise non-public address (SOUK_WEBHOOK_ALLOW_PRIVATE=1 allows it)`);
+  constructor() {
+    super(BLOCKED_MESSAGE);
     this.name = 'BlockedAddressError';
   }
 }
@@ -56,7 +59,7 @@ export function guardedLookup(hostname: string, options: { all?: boolean; family
   dnsLookup(hostname, { ...opts, all: true, family: opts.family ?? 0 }, (err, addresses) => {
     if (err) return cb(err, []);
     const bad = addresses.find((a) => isBlockedAddress(a.address));
-    if (bad) return cb(new BlockedAddressError(bad.address), []);
+    if (bad) return cb(new BlockedAddressError(), []);
     if (opts.all) return cb(null, addresses);
     return cb(null, addresses[0].address, addresses[0].family);
   });

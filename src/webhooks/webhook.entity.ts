@@ -3,7 +3,7 @@ import { newId } from '../lib/ids.js';
 
 @Entity({ tableName: 'webhooks' })
 export class Webhook {
-  [OptionalProps]?: 'id' | 'headers' | 'metadata' | 'active' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'headers' | 'headersEnc' | 'metadata' | 'active' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('wh');
@@ -20,8 +20,13 @@ export class Webhook {
   @Property({ type: 'string[]' })
   events!: string[];
 
+  /** Header names, each with a masked value; the values themselves are in `headersEnc`. */
   @Property({ type: 'json' })
   headers: Record<string, string> = {};
+
+  /** The custom headers, AES-256-GCM under SOUK_SECRET_KEY (see headers.ts). */
+  @Property({ type: 'string', nullable: true, hidden: true })
+  headersEnc: string | null = null;
 
   @Property({ type: 'json' })
   metadata: Record<string, unknown> = {};

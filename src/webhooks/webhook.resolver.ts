@@ -1,5 +1,6 @@
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../core/context.js';
+import { Outbound } from '../core/cost.js';
 import { Allow, policies } from '../core/policy.js';
 import {
   DeliveryType,
@@ -61,6 +62,7 @@ export class WebhookResolver {
 
   @Allow(policies.store('webhooks.write'))
   @Mutation(() => DeliveryType, { description: 'Sends a sample delivery now with the saved configuration.' })
+  @Outbound()
   testWebhook(
     @GqlCtx() ctx: Ctx,
     @Arg('storeId', () => ID) storeId: string,
@@ -72,6 +74,7 @@ export class WebhookResolver {
 
   @Allow(policies.store('webhooks.write'))
   @Mutation(() => UrlTestResultType, { description: 'Sends a sample delivery to a url that is not saved; not recorded.' })
+  @Outbound()
   testWebhookUrl(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => WebhookUrlTestInput) input: WebhookUrlTestInput): Promise<UrlTestResultType> {
     return webhooks.testWebhookUrl(ctx, storeId, input);
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from './webhook.entity.js';
 import type {
@@ -13,8 +14,11 @@ import type {
   WebhookWithSecretType,
 } from './webhook.types.js';
 import { AppError, invalid, notFound } from '../core/errors.js';
+import { assertJsonLimits } from '../core/input.js';
+import { holdsPermission } from '../core/policy.js';
+import { maskHeaders, openHeaders, sealHeaders } from './headers.js';
 import type { Ctx } from '../core/context.js';
-import { transaction } from '../core/tx.js';
+import { lockStore, transaction, type TxCtx } from '../core/tx.js';
 import { EVENT_NAMES, entityOf, normalizeEvent, normalizeEvents, type EventName } from '../events/names.js';
 import { payloadData, subscribedWebhooks } from '../events/outbox.js';
 import { enqueueDeliveries } from '../events/queue.js';
@@ -31,16 +35,22 @@ import { storeCurrency } from '../domains/stores/currency.js';
 export const WEBHOOKS_PER_STORE = 10;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RFC 9110 field-value: visible ASCII and obs-text (U+0080..U+00FF, which Node sends as Latin-1),
+ * with spaces and tabs only between visible characters. Anything else would fail every delivery.
+ */
+const FIELD_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 const MAX_HEADERS = 20;
 
-export function view(w: Webhook): WebhookType {
+/** Header values only for callers who may write webhooks; others see the names, values masked. */
+export function view(w: Webhook, key: Buffer | null): WebhookType {
   return {
     id: w.id,
     storeId: w.storeId,
     name: w.name,
     url: w.url,
     events: w.events,
-    headers: w.headers,
+    headers: key ? openHeaders(key, w) : maskHeaders(w.headers),
     metadata: w.metadata,
     active: w.active,
     hasSecret: !!w.secretEnc,
@@ -74,13 +84,17 @@ function checkHeaders(headers: Record<string, unknown>, path = 'headers'): Recor
     if (!HEADER_NAME.test(name)) throw invalid(`${path}.${name}`, 'is not a valid header name');
     if (isForbiddenHeader(name)) throw invalid(`${path}.${name}`, 'is a transport or X-Svc- header and cannot be set');
     if (typeof value !== 'string') throw invalid(`${path}.${name}`, 'must be a string');
-    if (/[\r\n\0]/.test(value) || value.length > 1024) throw invalid(`${path}.${name}`, 'must be at most 1024 characters without line breaks');
+    if (value.length > 1024) throw invalid(`${path}.${name}`, 'must be at most 1024 characters');
+    if (!FIELD_VALUE.test(value)) {
+      throw invalid(`${path}.${name}`, 'must be an HTTP field value: visible Latin-1 characters, spaces and tabs inside, no control characters or leading or trailing whitespace');
+    }
     out[name] = value;
   }
   return out;
 }
 
 function checkMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  assertJsonLimits(metadata, 'metadata');
   if (JSON.stringify(metadata).length > 16 * 1024) throw invalid('metadata', 'must be at most 16 KiB of JSON');
   return metadata;
 }
@@ -98,13 +112,33 @@ async function findWebhook(ctx: Ctx, storeId: string, id: string): Promise<Webho
   return webhook;
 }
 
+/** Locked and read afresh: a webhook deleted meanwhile is a 404, not a 200 for a row that is gone. */
+async function lockWebhook(tx: TxCtx, storeId: string, id: string): Promise<Webhook> {
+  const webhook = await tx.em.findOne(Webhook, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!webhook) throw notFound('webhook');
+  return webhook;
+}
+
+/** The key that opens header values, for a caller who may write the store's webhooks; null otherwise. */
+async function headerKey(ctx: Ctx, storeId: string): Promise<Buffer | null> {
+  return (await holdsPermission(ctx, storeId, 'webhooks.write')) ? ctx.deps.config.secretKey : null;
+}
+
+/** Stores a new header map: sealed values, masked names. */
+function setHeaders(ctx: Ctx, w: Webhook, headers: Record<string, string>): void {
+  w.headersEnc = sealHeaders(ctx.deps.config.secretKey, headers);
+  w.headers = maskHeaders(headers);
+}
+
 export async function listWebhooks(ctx: Ctx, storeId: string): Promise<WebhookType[]> {
   const rows = await ctx.em.find(Webhook, { storeId }, { orderBy: { id: 'asc' } });
-  return rows.map(view);
+  const key = await headerKey(ctx, storeId);
+  return rows.map((w) => view(w, key));
 }
 
 export async function getWebhook(ctx: Ctx, storeId: string, id: string): Promise<WebhookType> {
-  return view(await findWebhook(ctx, storeId, id));
+  const webhook = await findWebhook(ctx, storeId, id);
+  return view(webhook, await headerKey(ctx, storeId));
 }
 
 export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCreateInput): Promise<WebhookWithSecretType> {
@@ -114,7 +148,7 @@ export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCre
   const metadata = checkMetadata(input.metadata ?? {});
   return transaction(ctx, async (tx) => {
     // The store row lock serializes creates, so two at once cannot make an eleventh.
-    await (tx.em as EntityManager).execute('select id from stores where id = ? for update', [storeId]);
+    await lockStore(tx, storeId);
     const count = await tx.em.count(Webhook, { storeId });
     if (count >= WEBHOOKS_PER_STORE) {
       throw new AppError('LIMIT_EXCEEDED', `A store may have at most ${WEBHOOKS_PER_STORE} webhooks`);
@@ -125,32 +159,34 @@ export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCre
       name: input.name.trim(),
       url,
       events,
-      headers,
       metadata,
       active: input.active ?? true,
       secretEnc: encryptSecret(ctx.deps.config.secretKey, secret),
     });
+    setHeaders(ctx, webhook, headers);
     await tx.em.flush();
-    return { ...view(webhook), secret };
+    return { ...view(webhook, ctx.deps.config.secretKey), secret };
   });
 }
 
 export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input: WebhookUpdateInput): Promise<WebhookWithSecretType> {
-  const webhook = await findWebhook(ctx, storeId, id);
-  if (input.name != null) webhook.name = input.name.trim();
-  if (input.url != null) webhook.url = checkUrl(ctx, input.url);
-  if (input.events != null) webhook.events = normalizeEvents(input.events);
-  if (input.headers != null) webhook.headers = checkHeaders(input.headers);
-  if (input.metadata != null) webhook.metadata = checkMetadata(input.metadata);
-  if (input.active != null) webhook.active = input.active;
-  let secret: string | null = null;
-  if (input.rotateSecret) {
-    secret = newWebhookSecret();
-    webhook.secretEnc = encryptSecret(ctx.deps.config.secretKey, secret);
-  }
-  webhook.updatedAt = new Date();
-  await ctx.em.flush();
-  return { ...view(webhook), secret };
+  return transaction(ctx, async (tx) => {
+    const webhook = await lockWebhook(tx, storeId, id);
+    if (input.name != null) webhook.name = input.name.trim();
+    if (input.url != null) webhook.url = checkUrl(ctx, input.url);
+    if (input.events != null) webhook.events = normalizeEvents(input.events);
+    if (input.headers != null) setHeaders(ctx, webhook, checkHeaders(input.headers));
+    if (input.metadata != null) webhook.metadata = checkMetadata(input.metadata);
+    if (input.active != null) webhook.active = input.active;
+    let secret: string | null = null;
+    if (input.rotateSecret) {
+      secret = newWebhookSecret();
+      webhook.secretEnc = encryptSecret(ctx.deps.config.secretKey, secret);
+    }
+    webhook.updatedAt = new Date();
+    await tx.em.flush();
+    return { ...view(webhook, ctx.deps.config.secretKey), secret };
+  });
 }
 
 export async function deleteWebhook(ctx: Ctx, storeId: string, id: string): Promise<void> {
@@ -211,7 +247,7 @@ export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, 
     deliveryId: id,
     webhookId: webhook.id,
     secret: decryptSecret(ctx.deps.config.secretKey, webhook.secretEnc),
-    customHeaders: webhook.headers,
+    customHeaders: openHeaders(ctx.deps.config.secretKey, webhook),
     body: payloadBytes(event, createdAt.toISOString(), sampleData(storeId, event), webhook),
     test: true,
     timeoutMs: TEST_TIMEOUT_MS,

@@ -2,6 +2,7 @@ import { Migration20261122000000_foundation } from './Migration20261122000000_fo
 import { Migration20261122010000_identity } from './Migration20261122010000_identity.js';
 import { Migration20261122020000_commerce } from './Migration20261122020000_commerce.js';
 import { Migration20261123000000_money } from './Migration20261123000000_money.js';
+import { Migration20261123020000_hardening } from './Migration20261123020000_hardening.js';
 import { Migration20261123030000_catalog } from './Migration20261123030000_catalog.js';
 import { Migration20261123040000_inventory } from './Migration20261123040000_inventory.js';
 import { Migration20261123050000_analytics } from './Migration20261123050000_analytics.js';
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261122010000_identity', class: Migration20261122010000_identity },
   { name: 'Migration20261122020000_commerce', class: Migration20261122020000_commerce },
   { name: 'Migration20261123000000_money', class: Migration20261123000000_money },
+  { name: 'Migration20261123020000_hardening', class: Migration20261123020000_hardening },
   { name: 'Migration20261123030000_catalog', class: Migration20261123030000_catalog },
   { name: 'Migration20261123040000_inventory', class: Migration20261123040000_inventory },
   { name: 'Migration20261123050000_analytics', class: Migration20261123050000_analytics },

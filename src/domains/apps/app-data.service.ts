@@ -2,6 +2,7 @@ import { AppUserData, OAuthApp } from './app.entity.js';
 import { AuthToken } from '../auth/token.entity.js';
 import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { requireActor, type Actor, type Ctx } from '../../core/context.js';
+import { assertJsonLimits, JSON_MAX_DEPTH } from '../../core/input.js';
 import { liveTokenFilter } from '../auth/token.service.js';
 import { findApp, isOwner } from './app.service.js';
 
@@ -9,6 +10,8 @@ type Json = Record<string, unknown>;
 export const APP_DATA_MAX_BYTES = 64 * 1024;
 
 function checkSize(data: Json) {
+  // Depth first: a document nested beyond the limit is refused before anything serializes it.
+  assertJsonLimits(data, 'data', { maxDepth: JSON_MAX_DEPTH });
   if (Buffer.byteLength(JSON.stringify(data), 'utf8') > APP_DATA_MAX_BYTES) {
     throw new AppError('PAYLOAD_TOO_LARGE', `App data is limited to ${APP_DATA_MAX_BYTES} bytes of JSON`);
   }

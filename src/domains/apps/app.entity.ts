@@ -47,7 +47,7 @@ export class OAuthApp {
 /** An authorization code (PKCE S256), single use, exchanged for an OAuth token. */
 @Entity({ tableName: 'oauth_codes' })
 export class AuthorizationCode {
-  [OptionalProps]?: 'id' | 'state' | 'consumedAt' | 'tokenId' | 'createdAt';
+  [OptionalProps]?: 'id' | 'state' | 'consumedAt' | 'tokenId' | 'sessionId' | 'createdAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('ac');
@@ -85,6 +85,10 @@ export class AuthorizationCode {
   /** The token the code was exchanged for: a replayed code revokes it (RFC 6749 4.1.2). */
   @Property({ type: 'string', nullable: true })
   tokenId: string | null = null;
+
+  /** The session that consented: the code dies with it (sign-out, revoke-all, a password change or reset). */
+  @Property({ type: 'string', nullable: true })
+  sessionId: string | null = null;
 
   @Property({ type: 'Date' })
   createdAt: Date = new Date();

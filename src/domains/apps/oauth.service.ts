@@ -7,6 +7,8 @@ import { AppError, invalid, notFound } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import { issueToken } from '../auth/auth.service.js';
 import { liveTokenFilter } from '../auth/token.service.js';
+import { sessionLive } from '../auth/code.service.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { findApp, secretMatches } from './app.service.js';
 import type { AuthorizationCodeType, CodeInspectionType, ConnectedAppType, OAuthTokenType } from './app.types.js';
 
@@ -36,6 +38,7 @@ export async function createAuthorizationCode(
       codeChallenge: input.codeChallenge,
       codeChallengeMethod: input.codeChallengeMethod,
       expiresAt: new Date(Date.now() + CODE_TTL_MS),
+      sessionId: actor.tokenId,
     });
     await em.flush();
     return { code, redirectUri: record.redirectUri, state: record.state, expiresAt: record.expiresAt };
@@ -63,6 +66,7 @@ export async function consumeAuthorizationCode(
       return { error: 'the code was already used; the token it gave is revoked' };
     }
     if (code.expiresAt <= new Date()) return { error: 'the code has expired' };
+    if (!code.sessionId || !(await sessionLive(em as EntityManager, code.sessionId))) return { error: 'the session that granted the code has ended' };
     if (code.redirectUri !== input.redirectUri) return { error: 'redirectUri differs from the one the code was issued for' };
     if (pkceS256(input.codeVerifier) !== code.codeChallenge) return { error: 'codeVerifier does not match the code challenge' };
     // The app's scopes may have narrowed since the user consented.
@@ -94,7 +98,7 @@ export async function inspectAuthorizationCode(ctx: Ctx, input: { code: string }
     scopes: code.scopes,
     redirectUri: code.redirectUri,
     expiresAt: code.expiresAt,
-    expired: code.expiresAt <= new Date(),
+    expired: code.expiresAt <= new Date() || !code.sessionId || !(await sessionLive(ctx.em, code.sessionId)),
     consumed: code.consumedAt !== null,
   };
 }

@@ -1,5 +1,6 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context.js';
+import { Outbound } from '../../core/cost.js';
 import { Allow, policies } from '../../core/policy.js';
 import {
   Accepted,
@@ -89,6 +90,7 @@ export class AuthResolver {
 
   @Allow(policies.user({ session: true }))
   @Mutation(() => Accepted, { description: 'Send a new verification link to the caller.' })
+  @Outbound()
   async resendVerificationEmail(@GqlCtx() ctx: Ctx): Promise<Accepted> {
     await recovery.resendVerification(ctx);
     return { accepted: true, message: 'A verification link is on its way' };
@@ -102,6 +104,7 @@ export class AuthResolver {
 
   @Allow(policies.public())
   @Mutation(() => Accepted, { description: 'Mail a reset link if the email has an account; answers the same either way.' })
+  @Outbound()
   async requestPasswordReset(@GqlCtx() ctx: Ctx, @Arg('input', () => ResetRequestInput) input: ResetRequestInput): Promise<Accepted> {
     await recovery.requestPasswordReset(ctx, input);
     return { accepted: true, message: 'If an account uses this email, a reset link is on its way' };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuthToken } from './token.entity.js';
 import { User } from '../users/user.entity.js';
 import { AppError, conflict, invalid } from '../../core/errors.js';
@@ -36,7 +37,8 @@ export function issueToken(ctx: Ctx, userId: string, opts: Partial<Pick<AuthToke
     name: opts.name ?? null,
     scopes: opts.scopes ?? null,
     appId: opts.appId ?? null,
-    expiresAt: opts.expiresAt ?? null,
+    // Sessions expire SOUK_SESSION_TTL after their last use (resolveActor slides it forward).
+    expiresAt: opts.expiresAt ?? (opts.kind === 'oauth' ? null : new Date(Date.now() + ctx.deps.config.sessionTtlMs)),
     last4: token.slice(-4),
   });
   return { token, record };
@@ -75,6 +77,17 @@ export async function sendAll(ctx: Ctx, mails: OutgoingMail[]): Promise<void> {
   for (const mail of mails) await mailer(ctx.deps).send(mail);
 }
 
+/**
+ * The first account of an empty database administers the platform. Two first sign-ups at once
+ * must not both see an empty table: while it looks empty, sign-ups take turns on a transaction
+ * lock and count again after it (each statement then sees the other's committed row).
+ */
+async function isFirstAccount(em: EntityManager): Promise<boolean> {
+  if ((await em.count(User, {})) > 0) return false;
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['souk:first-account']);
+  return (await em.count(User, {})) === 0;
+}
+
 export async function signup(ctx: Ctx, input: { email: string; password: string; name: string }): Promise<{ token: string; user: User }> {
   limitAuthAttempt(ctx, input.email);
   const email = normalizeEmail(input.email);
@@ -83,8 +96,7 @@ export async function signup(ctx: Ctx, input: { email: string; password: string;
   let result: { token: string; user: User };
   try {
     result = await ctx.em.transactional(async (em) => {
-      // The first account of an empty database administers the platform.
-      const first = (await em.count(User, {})) === 0;
+      const first = await isFirstAccount(em as EntityManager);
       const user = em.create(User, { email, name: input.name.trim(), passwordHash, platformRole: first ? 'admin' : 'user' });
       await em.flush();
       const { token } = issueToken({ ...ctx, em }, user.id, { name: 'signup' });

@@ -6,7 +6,7 @@ export type CodePurpose = 'verify_email' | 'reset_password' | 'transfer';
 /** A single-use secret sent in a link or handed to another device; only its SHA-256 is kept. */
 @Entity({ tableName: 'user_codes' })
 export class UserCode {
-  [OptionalProps]?: 'id' | 'email' | 'usedAt' | 'createdAt';
+  [OptionalProps]?: 'id' | 'email' | 'sessionId' | 'usedAt' | 'createdAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('uc');
@@ -20,9 +20,13 @@ export class UserCode {
   @Property({ type: 'string', unique: true, hidden: true })
   codeHash!: string;
 
-  /** For email verification: the address the link was sent to (a later change voids it). */
+  /** For verification and reset links: the address the link was sent to (a later change voids it). */
   @Property({ type: 'string', nullable: true })
   email: string | null = null;
+
+  /** For transfer codes: the session that asked for it; the code dies with that session. */
+  @Property({ type: 'string', nullable: true })
+  sessionId: string | null = null;
 
   @Property({ type: 'Date' })
   expiresAt!: Date;

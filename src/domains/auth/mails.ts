@@ -8,7 +8,7 @@ const link = (config: Config, page: string, code: string) => `${config.publicUrl
 
 /** Creates a verification code for the user's current email and the mail that carries it. */
 export function verificationMail(em: EntityManager, config: Config, user: User): OutgoingMail {
-  const { code } = createCode(em, user.id, 'verify_email', user.email);
+  const { code } = createCode(em, user.id, 'verify_email', { email: user.email });
   return {
     to: user.email,
     subject: 'Confirm your email address',
@@ -26,7 +26,7 @@ export function verificationMail(em: EntityManager, config: Config, user: User):
 }
 
 export function resetMail(em: EntityManager, config: Config, user: User): OutgoingMail {
-  const { code } = createCode(em, user.id, 'reset_password');
+  const { code } = createCode(em, user.id, 'reset_password', { email: user.email });
   return {
     to: user.email,
     subject: 'Reset your password',

@@ -67,7 +67,8 @@ export async function transferSession(ctx: Ctx, input: { code?: string | null })
   if (input.code == null) {
     const actor = requireSession(ctx);
     return ctx.em.transactional(async (em) => {
-      const { code, record } = createCode(em, actor.userId, 'transfer');
+      // Bound to this session: revoking it (sign-out, revoke-all, a password change or reset) voids the code.
+      const { code, record } = createCode(em, actor.userId, 'transfer', { sessionId: actor.tokenId });
       await em.flush();
       return { code, expiresAt: record.expiresAt };
     });

@@ -6,9 +6,10 @@ import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
 import { Product } from '../products/product.entity.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { transaction, type TxCtx } from '../../core/tx.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { page, pageLimit } from '../../lib/pagination.js';
+import { parseInstant } from '../../lib/dates.js';
 import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
@@ -71,6 +72,7 @@ const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => M
 
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   return transaction(ctx, async (tx) => {
+    await lockStore(tx, storeId);
     const currency = await storeCurrency(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
@@ -129,12 +131,6 @@ export interface OrderFilter {
   createdBefore?: string | null;
 }
 
-function parseInstant(value: string, path: string): Date {
-  const d = new Date(value);
-  if (!/^\d{4}-\d\d-\d\d/.test(value) || Number.isNaN(d.getTime())) throw invalid(path, 'must be an ISO 8601 date-time');
-  return d;
-}
-
 export async function listOrders(ctx: Ctx, storeId: string, f: OrderFilter) {
   const limit = pageLimit(f.limit);
   const where: Record<string, unknown> = { storeId };
@@ -155,6 +151,17 @@ export async function listOrders(ctx: Ctx, storeId: string, f: OrderFilter) {
 
 export async function findOrder(ctx: Ctx, storeId: string, id: string): Promise<Order> {
   const order = await ctx.em.findOne(Order, { id, storeId });
+  if (!order) throw notFound('order');
+  return order;
+}
+
+/**
+ * An order about to be written, locked after the store row and read afresh: its previous state
+ * and status checks see what the last writer committed, and an order deleted meanwhile is a 404.
+ * Callers lock a target status (if any) before it, as the status-list writes do.
+ */
+export async function lockOrder(tx: TxCtx, storeId: string, id: string): Promise<Order> {
+  const order = await tx.em.findOne(Order, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!order) throw notFound('order');
   return order;
 }
@@ -217,12 +224,12 @@ function lockTarget(tx: TxCtx, storeId: string, where: { id: string } | { kind: 
   return tx.em.findOne(OrderStatus, { storeId, ...where }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ });
 }
 
-/** Locks the target status before the order: the same order as the status-list writes, so no deadlock. */
+/** Locks the store, the target status, then the order: the order of the status-list writes, so no deadlock. */
 async function moveOrder(ctx: Ctx, storeId: string, id: string, target: (tx: TxCtx) => Promise<OrderStatus>, apply?: (o: Order) => void): Promise<OrderType> {
   return transaction(ctx, async (tx) => {
+    await lockStore(tx, storeId);
     const status = await target(tx);
-    const order = await tx.em.findOne(Order, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!order) throw notFound('order');
+    const order = await lockOrder(tx, storeId, id);
     const current = await tx.em.findOne(OrderStatus, { id: order.statusId });
     assertMoveAllowed(current?.kind, status);
     const { view } = await changeOrder(tx, order, (o) => {
@@ -268,6 +275,7 @@ export function rejectOrder(ctx: Ctx, storeId: string, id: string, reason: strin
 export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: OrderApplyManyInput): Promise<ApplyManyResult> {
   const ids = [...new Set(input.orderIds)];
   return transaction(ctx, async (tx) => {
+    await lockStore(tx, storeId);
     const status = await statusById(tx, storeId, input.statusId);
     const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
     const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
@@ -329,15 +337,17 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
 
 export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: OrderUpdateInput): Promise<OrderType> {
   return transaction(ctx, async (tx) => {
-    const order = await findOrder(tx, storeId, id);
-    const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
-    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
+    await lockStore(tx, storeId);
     let status: OrderStatus | null = null;
     if (input.status != null) {
       status = await tx.em.findOne(OrderStatus, { storeId, slug: input.status }, { lockMode: LockMode.PESSIMISTIC_READ });
       if (!status) throw invalid('status', 'is not a status of this store');
-      if (status.id !== order.statusId) assertMoveAllowed((await tx.em.findOne(OrderStatus, { id: order.statusId }))?.kind, status);
     }
+    const order = await lockOrder(tx, storeId, id);
+    // Checked on the locked order: a move refused here is refused whichever request came first.
+    if (status && status.id !== order.statusId) assertMoveAllowed((await tx.em.findOne(OrderStatus, { id: order.statusId }))?.kind, status);
+    const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
+    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
     const { view } = await changeOrder(tx, order, (o) => {
       if (input.customerName != null) o.customerName = input.customerName.trim();
       if (input.customerPhone !== undefined) o.customerPhone = input.customerPhone || null;
@@ -355,7 +365,8 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
 
 export async function deleteOrder(ctx: Ctx, storeId: string, id: string): Promise<void> {
   await transaction(ctx, async (tx) => {
-    const order = await findOrder(tx, storeId, id);
+    await lockStore(tx, storeId);
+    const order = await lockOrder(tx, storeId, id);
     const view = orderView(order);
     tx.em.remove(order);
     await tx.em.flush();

@@ -1,5 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
+import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
 import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { Page } from '../../lib/pagination.js';
 
@@ -224,8 +225,9 @@ export class OrderCreateInput {
   @IsOptional()
   landingPageId?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
+  @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
   metadata?: Record<string, unknown> | null;
 }
 
@@ -255,7 +257,8 @@ export class OrderUpdateInput {
   @IsOptional()
   landingPageId?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
+  @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
   metadata?: Record<string, unknown> | null;
 }

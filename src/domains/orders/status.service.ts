@@ -6,7 +6,7 @@ import { DEFAULT_STATUSES } from './statuses.js';
 import { moveAllowed, moveStatusOrders } from './order.service.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { transaction, type TxCtx } from '../../core/tx.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { slugify } from '../../lib/slug.js';
 import { stockFollowsStatusKind } from '../inventory/stock.service.js';
 
@@ -24,12 +24,11 @@ const listView = (statuses: OrderStatus[]): StatusType[] =>
 /**
  * Every write to a store's status list takes the list first, so positions, slugs and the
  * "one status of kind new" rule hold under concurrency. Row locks alone miss rows a concurrent
- * create inserts, so a per-store advisory lock serializes the writers and the list is read
- * after it; the row locks make applies to these statuses wait (see lockTarget in order.service).
- * Not the store row: recordEvent updates it, and applies take it last, so it would deadlock.
+ * create inserts, so the store row (the first lock of every store write, see lockStore)
+ * serializes the writers and the list is read after it.
  */
 async function lockStatuses(tx: TxCtx, storeId: string): Promise<OrderStatus[]> {
-  await (tx.em as EntityManager).execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`order_statuses:${storeId}`]);
+  await lockStore(tx, storeId);
   return tx.em.find(OrderStatus, { storeId }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 

@@ -1,9 +1,9 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Product } from './product.entity.js';
 import type { ProductCreateInput, ProductType, ProductUpdateInput } from './product.types.js';
 import { conflict, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { transaction } from '../../core/tx.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
@@ -54,6 +54,7 @@ const uniqueSlug = <T>(p: Promise<T>) =>
 export async function createProduct(ctx: Ctx, storeId: string, input: ProductCreateInput): Promise<ProductType> {
   return uniqueSlug(
     transaction(ctx, async (tx) => {
+      await lockStore(tx, storeId);
       let slug: string;
       if (input.slug) {
         await assertSlugFree(tx, storeId, input.slug);
@@ -100,6 +101,17 @@ async function findProduct(ctx: Ctx, storeId: string, id: string): Promise<Produ
   return product;
 }
 
+/**
+ * A product about to be written: the store row, then the product row, locked and read afresh, so
+ * `previous_data` is what the last writer committed and a product deleted meanwhile is a 404.
+ */
+async function lockProduct(tx: TxCtx, storeId: string, id: string): Promise<Product> {
+  await lockStore(tx, storeId);
+  const product = await tx.em.findOne(Product, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!product) throw notFound('product');
+  return product;
+}
+
 export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
   return productView(await findProduct(ctx, storeId, id), await storeCurrency(ctx, storeId));
 }
@@ -107,7 +119,7 @@ export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise
 export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
   return uniqueSlug(
     transaction(ctx, async (tx) => {
-      const product = await findProduct(tx, storeId, id);
+      const product = await lockProduct(tx, storeId, id);
       const currency = await storeCurrency(tx, storeId);
       const before = productView(product, currency);
       if (input.name != null) product.name = input.name.trim();
@@ -135,7 +147,7 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
 
 export async function deleteProduct(ctx: Ctx, storeId: string, id: string): Promise<void> {
   await transaction(ctx, async (tx) => {
-    const product = await findProduct(tx, storeId, id);
+    const product = await lockProduct(tx, storeId, id);
     const view = productView(product, await storeCurrency(tx, storeId));
     tx.em.remove(product);
     await tx.em.flush();

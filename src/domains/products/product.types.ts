@@ -1,5 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
+import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
 import { IsIn, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { Page } from '../../lib/pagination.js';
@@ -86,8 +87,9 @@ export class ProductCreateInput {
   @IsOptional()
   allowBackorder?: boolean | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
+  @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
   metadata?: Record<string, unknown> | null;
 }
 
@@ -130,7 +132,8 @@ export class ProductUpdateInput {
   @IsOptional()
   allowBackorder?: boolean | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
+  @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
   metadata?: Record<string, unknown> | null;
 }

@@ -2,11 +2,11 @@ import { Membership, Store } from './store.entity.js';
 import { LockMode } from '@mikro-orm/core';
 import { User } from '../users/user.entity.js';
 import { normalizeEmail } from '../auth/auth.service.js';
-import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
+import { AppError, conflict, forbidden, invalid, notFound } from '../../core/errors.js';
 import { requireActor, type Ctx } from '../../core/context.js';
-import { membershipOf, requireStorePermission, type Role } from '../../core/policy.js';
+import { membershipOf, requireStorePermission, roleAtLeast, type Role } from '../../core/policy.js';
 import { DEFAULT_CURRENCY, exponent, isCurrency } from '../../core/money.js';
-import { transaction } from '../../core/tx.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { MemberType, StoreType } from './store.types.js';
 
@@ -88,7 +88,7 @@ export async function updateStore(ctx: Ctx, id: string, input: { name?: string |
   const currency = input.currency == null ? null : checkCurrency(input.currency);
   return transaction(ctx, async (tx) => {
     // The row lock orders this change with order creation, whose event bumps the store row.
-    const store = await tx.em.findOneOrFail(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const store = await tx.em.findOneOrFail(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (input.name != null) store.name = input.name.trim();
     if (currency !== null && currency !== store.currency) await changeCurrency(tx, store, currency);
     await tx.em.flush();
@@ -97,7 +97,9 @@ export async function updateStore(ctx: Ctx, id: string, input: { name?: string |
 }
 
 export async function deleteStore(ctx: Ctx, id: string): Promise<void> {
-  await ctx.em.nativeDelete(Store, { id });
+  // The delete locks the store row before its records (cascades): the order every writer follows.
+  const deleted = await transaction(ctx, (tx) => tx.em.nativeDelete(Store, { id }));
+  if (!deleted) throw notFound('store');
 }
 
 async function memberView(ctx: Ctx, members: Membership[]): Promise<MemberType[]> {
@@ -126,39 +128,57 @@ async function ensureAnotherOwner(ctx: Ctx, storeId: string, userId: string) {
   if (owners === 0) throw conflict('A store must keep at least one owner');
 }
 
+/**
+ * Member changes run with the store row locked (see lockStore), so the owners counted are the
+ * owners at commit, and the caller's role is read again under the lock: a request that waited
+ * behind another acts as if it came after it (an owner demoted meanwhile grants nothing).
+ */
+async function lockMembers(tx: TxCtx, storeId: string, actorId: string, manage: boolean): Promise<Membership> {
+  await lockStore(tx, storeId);
+  const mine = await tx.em.findOne(Membership, { storeId, userId: actorId }, { refresh: true });
+  if (!mine) throw notFound('store');
+  if (manage && !roleAtLeast(mine.role, 'admin')) throw forbidden('This action needs the admin role or higher in this store');
+  return mine;
+}
+
 export async function addMember(ctx: Ctx, storeId: string, input: { email: string; role: string }): Promise<MemberType> {
-  checkRoleChange(await roleIn(ctx, storeId), null, input.role);
-  const user = await ctx.em.findOne(User, { email: normalizeEmail(input.email) });
-  if (!user) throw new AppError('NOT_FOUND', 'No user has this email; they must sign up first');
-  if (await ctx.em.findOne(Membership, { storeId, userId: user.id })) throw conflict('This user is already a member');
-  const m = ctx.em.create(Membership, { storeId, userId: user.id, role: input.role as Role });
-  await ctx.em.flush();
-  return (await memberView(ctx, [m]))[0];
+  return transaction(ctx, async (tx) => {
+    const mine = await lockMembers(tx, storeId, requireActor(ctx).userId, true);
+    checkRoleChange(mine.role, null, input.role);
+    const user = await tx.em.findOne(User, { email: normalizeEmail(input.email) });
+    if (!user) throw new AppError('NOT_FOUND', 'No user has this email; they must sign up first');
+    if (await tx.em.findOne(Membership, { storeId, userId: user.id })) throw conflict('This user is already a member');
+    const m = tx.em.create(Membership, { storeId, userId: user.id, role: input.role as Role });
+    await tx.em.flush();
+    return (await memberView(tx, [m]))[0];
+  });
 }
 
 export async function updateMember(ctx: Ctx, storeId: string, userId: string, input: { role: string }): Promise<MemberType> {
-  const actorRole = await roleIn(ctx, storeId);
-  return ctx.em.transactional(async (em) => {
-    const target = await em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return transaction(ctx, async (tx) => {
+    const mine = await lockMembers(tx, storeId, requireActor(ctx).userId, true);
+    const target = await tx.em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!target) throw notFound('member');
-    checkRoleChange(actorRole, target.role, input.role);
-    if (target.role === 'owner' && input.role !== 'owner') await ensureAnotherOwner({ ...ctx, em }, storeId, userId);
+    checkRoleChange(mine.role, target.role, input.role);
+    if (target.role === 'owner' && input.role !== 'owner') await ensureAnotherOwner(tx, storeId, userId);
     target.role = input.role;
-    await em.flush();
-    return (await memberView({ ...ctx, em }, [target]))[0];
+    await tx.em.flush();
+    return (await memberView(tx, [target]))[0];
   });
 }
 
 /** Leaving (oneself) needs `store.leave`, never a read-only token; removing another member `store.manage`. */
 export async function removeMember(ctx: Ctx, storeId: string, userId: string): Promise<void> {
   const actor = requireActor(ctx);
-  const { membership } = await requireStorePermission(ctx, storeId, userId === actor.userId ? 'store.leave' : 'store.manage');
-  await ctx.em.transactional(async (em) => {
-    const target = await em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await requireStorePermission(ctx, storeId, userId === actor.userId ? 'store.leave' : 'store.manage');
+  await transaction(ctx, async (tx) => {
+    const self = userId === actor.userId;
+    const mine = await lockMembers(tx, storeId, actor.userId, !self);
+    const target = self ? mine : await tx.em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!target) throw notFound('member');
-    if (userId !== actor.userId) checkRoleChange(membership.role, target.role, null);
-    if (target.role === 'owner') await ensureAnotherOwner({ ...ctx, em }, storeId, userId);
-    await em.nativeDelete(Membership, { storeId, userId });
+    if (!self) checkRoleChange(mine.role, target.role, null);
+    if (target.role === 'owner') await ensureAnotherOwner(tx, storeId, userId);
+    await tx.em.nativeDelete(Membership, { storeId, userId });
   });
 }
 

@@ -1,7 +1,9 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { User } from './user.entity.js';
 import { AppError, conflict, forbidden, notFound } from '../../core/errors.js';
 import { requireActor, type Actor, type Ctx } from '../../core/context.js';
+import { transaction, type TxCtx } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
 import { applyProfileChange, hashPassword, normalizeEmail, sendAll, type ProfileChange } from '../auth/auth.service.js';
@@ -61,6 +63,25 @@ async function ensureAnotherAdmin(ctx: Ctx, userId: string) {
 }
 
 /**
+ * Locks the user and, when admins are counted, every admin with it, in id order: two admins
+ * removing each other wait for one another instead of each counting the other. The caller's
+ * own rights are read again under the lock, so a request that waited acts as if it came second.
+ */
+async function lockUser(tx: TxCtx, actor: Actor, id: string, countAdmins: boolean): Promise<User> {
+  await (tx.em as EntityManager).execute(
+    `select id from users where id = ?${countAdmins ? " or platform_role = 'admin'" : ''} order by id for no key update`,
+    [id],
+  );
+  const user = await tx.em.findOne(User, { id }, { refresh: true });
+  if (!user) throw notFound('user');
+  if (actor.userId !== id) {
+    const current = await tx.em.findOne(User, { id: actor.userId }, { refresh: true });
+    if (current?.platformRole !== 'admin') throw notFound('user');
+  }
+  return user;
+}
+
+/**
  * PATCH and PUT: a user changing their own password proves the current one and keeps this
  * session; an admin setting someone else's password signs that user out everywhere.
  */
@@ -70,15 +91,14 @@ export async function updateUser(ctx: Ctx, id: string, input: ProfileChange): Pr
   const self = actor.userId === id;
   let mails: OutgoingMail[] = [];
   try {
-    const user = await ctx.em.transactional(async (em) => {
-      const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!user) throw notFound('user');
+    const user = await transaction(ctx, async (tx) => {
+      const user = await lockUser(tx, actor, id, input.platformRole != null);
       if (input.platformRole != null && input.platformRole !== user.platformRole) {
-        if (user.platformRole === 'admin') await ensureAnotherAdmin({ ...ctx, em }, id);
+        if (user.platformRole === 'admin') await ensureAnotherAdmin(tx, id);
         user.platformRole = input.platformRole;
       }
-      mails = await applyProfileChange({ ...ctx, em }, user, input, { requireCurrentPassword: self, keepTokenId: self ? actor.tokenId : null });
-      await em.flush();
+      mails = await applyProfileChange(tx, user, input, { requireCurrentPassword: self, keepTokenId: self ? actor.tokenId : null });
+      await tx.em.flush();
       return user;
     });
     await sendAll(ctx, mails);
@@ -88,13 +108,18 @@ export async function updateUser(ctx: Ctx, id: string, input: ProfileChange): Pr
   }
 }
 
-/** Tokens, memberships, apps and codes go with the user (foreign keys cascade). */
+/**
+ * Tokens, memberships, apps and codes go with the user (foreign keys cascade). The stores the
+ * user belongs to are locked first, in id order, as member changes lock them (see lockStore),
+ * so no owner leaves between the sole-owner check and the delete; then the users counted.
+ */
 export async function deleteUser(ctx: Ctx, id: string): Promise<void> {
-  requireUserAccess(ctx, id);
-  await ctx.em.transactional(async (em) => {
-    const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!user) throw notFound('user');
-    if (user.platformRole === 'admin') await ensureAnotherAdmin({ ...ctx, em }, id);
+  const actor = requireUserAccess(ctx, id);
+  await transaction(ctx, async (tx) => {
+    const em = tx.em as EntityManager;
+    await em.execute('select id from stores where id in (select store_id from store_members where user_id = ?) order by id for no key update', [id]);
+    const user = await lockUser(tx, actor, id, true);
+    if (user.platformRole === 'admin') await ensureAnotherAdmin(tx, id);
     const soleOwner = await em.execute(
       `select m.store_id from store_members m
         where m.user_id = ? and m.role = 'owner'
