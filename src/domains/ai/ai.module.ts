@@ -112,6 +112,7 @@ export const aiModule: Module = {
           summary: 'The PNG bytes of a generated asset: by its signed URL (no token), or with a bearer token of a member of its store',
           tags: ['ai'],
           security: [{ bearer: [] }, {}],
+          'x-souk-policy': 'store: store.read of the asset\'s store, or a valid signed URL',
           parameters: [
             { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
             { name: 'expires', in: 'query', required: false, schema: { type: 'string' }, description: 'Signed URLs: the expiry, Unix seconds.' },
