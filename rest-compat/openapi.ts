@@ -16,7 +16,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { CompiledRoute } from './router.js';
-import { describePolicy, policyOf } from '../src/core/policy.js';
+import { describePolicy, PERMISSIONS, policyOf, type Policy } from '../src/core/policy.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +45,31 @@ const ERRORS: Record<string, string> = {
   '502': 'A provider failed or refused our credentials',
   '503': 'The feature needs configuration the server lacks',
 };
+
+/**
+ * The route's security requirement, derived from its field's policy: alternatives of the bearer
+ * scheme with the OAuth scopes that may call it (any one suffices; sessions hold every scope),
+ * and an empty requirement where no token is needed.
+ */
+export function securityOf(policy: Policy | undefined): Json[] {
+  if (!policy) return [{ bearer: [] }];
+  switch (policy.kind) {
+    case 'public':
+      return [];
+    case 'delegated':
+      return policy.anonymous ? [{}, { bearer: [] }] : [{ bearer: [] }];
+    case 'user':
+      return [{ bearer: policy.scope ? [policy.scope] : [] }];
+    case 'platform':
+      return [{ bearer: [] }];
+    case 'store': {
+      const alternatives = PERMISSIONS[policy.permission].scopes.map((scope) => ({ bearer: [scope] }));
+      // Without the store argument the call falls back to another policy (marketplace reads).
+      if (policy.optional === 'public') return [{}, ...alternatives];
+      return policy.optional ? [...alternatives, { bearer: [] }] : alternatives;
+    }
+  }
+}
 
 /** OpenAPI 3.1 of every REST route, derived from the same table the router serves. */
 export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUrl = 'http://127.0.0.1:4000'): Json {
@@ -149,7 +174,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
       for (let i = 2; usedIds.has(operationId); i++) operationId = `${operationId}${i}`;
       usedIds.add(operationId);
       const responses: Json = {
-        '200': { description: 'Accepted', content: { 'application/json': { schema: r.responseSchema ?? { type: 'object' } } } },
+        '200': { description: 'Accepted', content: { 'application/json': { schema: (typeof r.responseSchema === 'function' ? undefined : r.responseSchema) ?? { type: 'object' } } } },
         ...(r.extraResponses ?? {}),
       };
       for (const code of ['400', '401', '413', '500']) {
@@ -195,11 +220,12 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
           ? { description: STATUS_TEXT[204] }
           : {
               description: STATUS_TEXT[status],
-              content: { 'application/json': { schema: r.responseSchema ?? answer } },
+              content: { 'application/json': { schema: typeof r.responseSchema === 'function' ? r.responseSchema(answer) : (r.responseSchema ?? answer) } },
             },
     };
     if (r.etag) responses['304'] = { description: 'Not Modified: the If-None-Match ETag still matches' };
     if (r.extraResponses) Object.assign(responses, r.extraResponses);
+    const policy = policyOf(fieldDef);
     const write = r.method !== 'GET';
     const codes = [
       '400',
@@ -231,8 +257,8 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
         ? { requestBody: { required: isNonNullType(bodyArg.type), content: { 'application/json': { schema: toSchema(bodyArg.type) } } } }
         : {}),
       responses,
-      ...(r.public ? { security: [] } : {}),
-      'x-souk-policy': describePolicy(policyOf(fieldDef)),
+      security: securityOf(policy),
+      'x-souk-policy': describePolicy(policy),
     };
     (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
   }
@@ -267,6 +293,16 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
     security: [{ bearer: [] }],
     tags,
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A session token (every scope) or an OAuth app token (its granted scopes). An operation's requirement lists the scopes of which an app token needs one; the app then acts with the granting user's current role in the store, never more (scope ∩ role).",
+        },
+      },
+    },
   };
 }

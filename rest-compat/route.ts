@@ -57,12 +57,20 @@ export interface RestRoute {
   status?: 200 | 201 | 202 | 204;
   /** Reshape the root field's value; OpenAPI then documents `responseSchema`. */
   result?: (value: any) => unknown;
-  responseSchema?: Record<string, unknown>;
-  /** No bearer token needed. */
-  public?: boolean;
-  /** Response headers computed from the result, e.g. Location. */
+  /** The response body's schema, given outright or built from the root field's own schema. */
+  responseSchema?: Record<string, unknown> | ((field: Record<string, unknown>) => Record<string, unknown>);
+  /** OpenAPI tags: the route group's name. */
   tags?: string[];
 }
 
 export const route = (r: RestRoute): RestRoute => r;
+
+/**
+ * REST's `{"data": [...]}` list envelope (CONTRACT §2) around a GraphQL list field: built by
+ * the route, so the schema keeps plain lists.
+ */
+export const dataEnvelope: Pick<RestRoute, 'result' | 'responseSchema'> = {
+  result: (value: unknown[]) => ({ data: value }),
+  responseSchema: (list) => ({ type: 'object', required: ['data'], properties: { data: list } }),
+};
 export const group = (tag: string, routes: RestRoute[]): RestRoute[] => routes.map((r) => ({ ...r, tags: r.tags ?? [tag] }));

@@ -197,8 +197,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
       method: c.route.method,
       url: c.fastifyPath,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
-        const variables = buildVariables(c, req);
+        // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.
         const ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
+        if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
+        const variables = buildVariables(c, req);
         const result = await execute({ schema, document: c.document!, variableValues: variables, contextValue: ctx });
         if (result.errors?.length) {
           const body = errorsToProblem(result.errors, c.bodyVar);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startService, type Service } from '../src/service.js';
@@ -124,4 +124,27 @@ export function assertProblem(res: ApiResponse, status: number, code: string): v
   if (res.body.type !== 'about:blank' || typeof res.body.title !== 'string' || res.body.status !== status || typeof res.body.detail !== 'string') {
     throw new Error(`not an RFC 9457 problem: ${res.text}`);
   }
+}
+
+/**
+ * An OAuth app token of the user with the scopes, through the real flow: a developer registers
+ * an app, the user consents (PKCE S256), the app trades the code for its token.
+ */
+export async function oauthAppToken(api: Api, userToken: string, scopes: string[]): Promise<string> {
+  const dev = await signup(api, 'Developer');
+  const redirectUri = 'https://app.example/callback';
+  const app = await api('POST', '/v1/apps', { token: dev.token, body: { name: 'App', redirectUris: [redirectUri], scopes } });
+  if (app.status !== 201) throw new Error(`app create failed: ${app.status} ${app.text}`);
+  const codeVerifier = randomBytes(32).toString('base64url');
+  const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
+  const code = await api('POST', '/v1/users/auth/code', {
+    token: userToken,
+    body: { appId: app.body.id, redirectUri, scopes, codeChallenge, codeChallengeMethod: 'S256' },
+  });
+  if (code.status !== 200) throw new Error(`consent failed: ${code.status} ${code.text}`);
+  const token = await api('POST', '/v1/users/auth/code/consume', {
+    body: { code: code.body.code, clientId: app.body.id, clientSecret: app.body.clientSecret, redirectUri, codeVerifier },
+  });
+  if (token.status !== 200) throw new Error(`code exchange failed: ${token.status} ${token.text}`);
+  return token.body.accessToken;
 }

@@ -127,15 +127,18 @@ describe('GraphQL subscription storeEvents over graphql-sse', () => {
     const cases: Array<[string | null, Record<string, unknown>, string]> = [
       [stranger.token, { storeId: s.storeId }, 'NOT_FOUND'],
       [null, { storeId: s.storeId }, 'UNAUTHENTICATED'],
-      ['not-a-token', { storeId: s.storeId }, 'UNAUTHENTICATED'],
       [s.token, { storeId: s.storeId, events: ['orderShipped'] }, 'VALIDATION_FAILED'],
       [stranger.token, { storeId: 'st_nope' }, 'NOT_FOUND'],
     ];
     const subs = cases.map(([token, vars]) => gqlSubscribe(svc.url, token, STORE_EVENTS, vars));
+    // A presented token that is not valid is refused with 401 before any operation starts.
+    const badToken = gqlSubscribe(svc.url, 'not-a-token', STORE_EVENTS, { storeId: s.storeId });
     try {
-      await Promise.all(subs.map((sub) => sub.waitForEnd()));
+      await Promise.all([...subs, badToken].map((sub) => sub.waitForEnd()));
       await createOrder(s.storeId, s.token);
       await sleep(200);
+      assert.equal(badToken.results.length, 0);
+      assert.equal((badToken.failure as { response?: { status: number } })?.response?.status, 401, String(badToken.failure));
       subs.forEach((sub, i) => {
         assert.equal(sub.results.length, 1, `case ${i}: one result`);
         assert.equal(sub.results[0].data ?? null, null, `case ${i}: no data`);
@@ -143,6 +146,7 @@ describe('GraphQL subscription storeEvents over graphql-sse', () => {
       });
     } finally {
       subs.forEach((sub) => sub.close());
+      badToken.close();
     }
   });
 

@@ -80,7 +80,7 @@ describe('the status list', () => {
     const s = await ownerWithStore(api);
     const list = await statuses(s);
     assert.deepEqual(list.map((x) => [x.name, x.slug, x.kind]), DEFAULTS);
-    assert.deepEqual(list.map((x) => x.position), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(list.map((x) => x.position), [0, 1, 2, 3, 4, 5, 6, 7]);
     for (const x of list) {
       assert.deepEqual(Object.keys(x).sort(), ['color', 'id', 'kind', 'name', 'position', 'slug']);
       assert.match(x.id, /^sts_/);
@@ -99,7 +99,7 @@ describe('the status list', () => {
     assert.equal(created.body.color, '#123abc');
     const explicit = await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'Paid', slug: 'paid', kind: 'confirmed' } });
     assert.equal(explicit.status, 201, explicit.text);
-    assert.equal(explicit.body.position, 8);
+    assert.equal(explicit.body.position, 9);
     assert.deepEqual((await statuses(s)).slice(-2).map((x) => x.slug), ['on-hold-ca-va', 'paid']);
     assertProblem(await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'Shipped' } }), 409, 'CONFLICT');
     assertProblem(await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'X', slug: 'paid' } }), 409, 'CONFLICT');
@@ -109,7 +109,7 @@ describe('the status list', () => {
     assertProblem(await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'X', color: 'red' } }), 400, 'VALIDATION_FAILED');
     assertProblem(await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'X', extra: 1 } }), 400, 'VALIDATION_FAILED');
     assertProblem(await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: {} }), 400, 'VALIDATION_FAILED');
-    assert.equal((await statuses(s)).length, 9);
+    assert.equal((await statuses(s)).length, 10);
   });
 
   test('reads are for any member, writes for editors and up; strangers learn nothing', async () => {
@@ -195,8 +195,8 @@ describe('the status list', () => {
     assert.equal(del.status, 204);
     assert.equal(del.text, '');
     const after = await statuses(s);
-    assert.equal(after.length, 6);
-    assert.deepEqual(after.map((x) => x.position), [0, 1, 2, 3, 4, 5], 'positions close up');
+    assert.equal(after.length, 7);
+    assert.deepEqual(after.map((x) => x.position), [0, 1, 2, 3, 4, 5, 6], 'positions close up');
     assert.equal(after[2].slug, 'shipped');
 
     const o1 = await newOrder(s);
@@ -205,7 +205,7 @@ describe('the status list', () => {
     assertProblem(await api('DELETE', `${base}/${shipped.id}`, { token: s.token }), 409, 'CONFLICT');
     assertProblem(await api('DELETE', `${base}/${shipped.id}?moveTo=${shipped.id}`, { token: s.token }), 400, 'VALIDATION_FAILED');
     assertProblem(await api('DELETE', `${base}/${shipped.id}?moveTo=sts_missing`, { token: s.token }), 400, 'VALIDATION_FAILED');
-    assert.equal((await statuses(s)).length, 6);
+    assert.equal((await statuses(s)).length, 7);
     const delivered = after.find((x) => x.slug === 'delivered');
     const moved = await api('DELETE', `${base}/${shipped.id}?moveTo=${delivered.id}`, { token: s.token });
     assert.equal(moved.status, 204, moved.text);
@@ -231,7 +231,7 @@ describe('the status list', () => {
     const res = await api('PUT', `/v1/stores/${s.storeId}/statuses/reorder`, { token: s.token, body: { ids } });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.data.map((x: any) => x.id), ids);
-    assert.deepEqual(res.body.data.map((x: any) => x.position), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(res.body.data.map((x: any) => x.position), [0, 1, 2, 3, 4, 5, 6, 7]);
     assert.deepEqual((await statuses(s)).map((x) => x.id), ids);
     const other = await ownerWithStore(api);
     const foreign = (await statuses(other))[0].id;
@@ -267,7 +267,7 @@ describe('the status list', () => {
     const res = await api('POST', `${base}/reset`, { token: s.token });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.data.map((x: any) => [x.name, x.slug, x.kind]), DEFAULTS);
-    assert.deepEqual(res.body.data.map((x: any) => x.position), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(res.body.data.map((x: any) => x.position), [0, 1, 2, 3, 4, 5, 6, 7]);
     assert.deepEqual(await statuses(s), res.body.data);
     const now = new Map(res.body.data.map((x: any) => [x.slug, x]));
     assert.equal((now.get('confirmed') as any).id, confirmed.id, 'a default status still there keeps its id');
@@ -292,7 +292,7 @@ describe('status writes under concurrency', () => {
     const s = await ownerWithStore(api);
     const made = await Promise.all(Array.from({ length: 6 }, (_, i) => api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: `Lane ${i}` } })));
     assert.deepEqual(made.map((r) => r.status), [201, 201, 201, 201, 201, 201]);
-    assert.deepEqual(made.map((r) => r.body.position).sort((a, b) => a - b), [7, 8, 9, 10, 11, 12]);
+    assert.deepEqual(made.map((r) => r.body.position).sort((a, b) => a - b), [8, 9, 10, 11, 12, 13]);
     const same = await Promise.all(Array.from({ length: 4 }, () => api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'Twin' } })));
     assert.deepEqual(same.map((r) => r.status).sort(), [201, 409, 409, 409]);
   });
@@ -519,7 +519,7 @@ describe('order counts', () => {
     await newOrder(other);
     const res = await api('GET', `/v1/stores/${s.storeId}/orders/counts`, { token: s.token });
     const counts = Object.fromEntries(res.body.data.map((x: any) => [x.slug, x.count]));
-    assert.deepEqual(counts, { pending: 1, confirmed: 1, processing: 0, shipped: 0, delivered: 0, cancelled: 0, rejected: 2 });
+    assert.deepEqual(counts, { pending: 1, confirmed: 1, processing: 0, shipped: 0, delivered: 0, returned: 0, cancelled: 0, rejected: 2 });
     assert.equal(res.body.total, 4);
   });
 
@@ -543,7 +543,7 @@ describe('order counts', () => {
     }
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.total, 3);
-    assert.equal(res.body.data.length, 8);
+    assert.equal(res.body.data.length, 9);
     assert.ok(seen.some((q) => /store_members/.test(q)), 'the spy sees the statements of the request');
     const touching = seen.filter((q) => /\b"?(orders|order_statuses)"?\b/i.test(q));
     assert.equal(touching.length, 1, `statements on orders or statuses:\n${touching.join('\n')}`);
@@ -628,10 +628,10 @@ describe('GraphQL twins', () => {
       return res.body;
     };
     const order = await newOrder(s);
-    const list = await gql('query($s: ID!) { statuses(storeId: $s) { data { id slug kind position } } }', { s: s.storeId });
-    assert.deepEqual(list.data.statuses.data.map((x: any) => x.slug), DEFAULTS.map((d) => d[1]));
+    const list = await gql('query($s: ID!) { statuses(storeId: $s) { id slug kind position } }', { s: s.storeId });
+    assert.deepEqual(list.data.statuses.map((x: any) => x.slug), DEFAULTS.map((d) => d[1]));
     const created = await gql('mutation($s: ID!) { createStatus(storeId: $s, input: { name: "Packed" }) { id slug kind position } }', { s: s.storeId });
-    assert.deepEqual({ ...created.data.createStatus, id: null }, { id: null, slug: 'packed', kind: 'other', position: 7 });
+    assert.deepEqual({ ...created.data.createStatus, id: null }, { id: null, slug: 'packed', kind: 'other', position: 8 });
     const applied = await gql('mutation($s: ID!, $o: ID!, $st: ID!) { applyOrderStatus(storeId: $s, id: $o, input: { statusId: $st }) { status } }', {
       s: s.storeId,
       o: order.id,
@@ -647,13 +647,13 @@ describe('GraphQL twins', () => {
     assert.equal(counts.data.orderCounts.data.find((x: any) => x.slug === 'rejected').count, 1);
     const many = await gql('mutation($s: ID!, $st: ID!, $ids: [ID!]!) { applyOrderStatusMany(storeId: $s, input: { orderIds: $ids, statusId: $st }) { data { id status } failed { id code } } }', {
       s: s.storeId,
-      st: list.data.statuses.data[0].id,
+      st: list.data.statuses[0].id,
       ids: [order.id],
     });
     assert.deepEqual(many.data.applyOrderStatusMany, { data: [{ id: order.id, status: 'pending' }], failed: [] });
-    const reset = await gql('mutation($s: ID!) { resetStatuses(storeId: $s) { data { slug } } }', { s: s.storeId });
-    assert.equal(reset.data.resetStatuses.data.length, 8);
-    const deleted = await gql('mutation($s: ID!, $id: ID!) { deleteStatus(storeId: $s, id: $id) }', { s: s.storeId, id: list.data.statuses.data[3].id });
+    const reset = await gql('mutation($s: ID!) { resetStatuses(storeId: $s) { slug } }', { s: s.storeId });
+    assert.equal(reset.data.resetStatuses.length, 8);
+    const deleted = await gql('mutation($s: ID!, $id: ID!) { deleteStatus(storeId: $s, id: $id) }', { s: s.storeId, id: list.data.statuses[3].id });
     assert.equal(deleted.data.deleteStatus, true);
   });
 });

@@ -74,3 +74,62 @@ test('an admin cannot grant ownership', async () => {
   assertProblem(await api('POST', `/v1/stores/${owner.storeId}/members`, { token: admin.token, body: { email: other.email, role: 'owner' } }), 403, 'FORBIDDEN');
   assert.equal((await api('POST', `/v1/stores/${owner.storeId}/members`, { token: admin.token, body: { email: other.email, role: 'editor' } })).status, 201);
 });
+
+test('currency: ISO 4217, DZD by default, set on create and by owners and admins', async () => {
+  const { token } = await signup(api);
+  const plain = await api('POST', '/v1/stores', { token, body: { name: 'Plain' } });
+  assert.equal(plain.body.currency, 'DZD');
+  const euro = await api('POST', '/v1/stores', { token, body: { name: 'Euro', currency: 'EUR' } });
+  assert.equal(euro.status, 201, euro.text);
+  assert.equal(euro.body.currency, 'EUR');
+  assert.equal((await api('GET', `/v1/stores/${euro.body.id}`, { token })).body.currency, 'EUR');
+  assert.deepEqual(
+    (await api('GET', '/v1/stores', { token })).body.data.map((s: any) => s.currency),
+    ['EUR', 'DZD'],
+  );
+  for (const currency of ['EURO', 'eur', 'XYZ', 12]) {
+    const bad = await api('POST', '/v1/stores', { token, body: { name: 'Bad', currency } });
+    assertProblem(bad, 400, 'VALIDATION_FAILED');
+    assert.equal(bad.body.errors[0].path, 'currency');
+  }
+  const badPatch = await api('PATCH', `/v1/stores/${plain.body.id}`, { token, body: { currency: 'DOLLARS' } });
+  assertProblem(badPatch, 400, 'VALIDATION_FAILED');
+  assert.equal(badPatch.body.errors[0].path, 'currency');
+
+  const admin = await memberWithRole(api, token, plain.body.id, 'admin');
+  const editor = await memberWithRole(api, token, plain.body.id, 'editor');
+  assertProblem(await api('PATCH', `/v1/stores/${plain.body.id}`, { token: editor.token, body: { currency: 'EUR' } }), 403, 'FORBIDDEN');
+  const byAdmin = await api('PATCH', `/v1/stores/${plain.body.id}`, { token: admin.token, body: { currency: 'USD' } });
+  assert.equal(byAdmin.status, 200, byAdmin.text);
+  assert.equal(byAdmin.body.currency, 'USD');
+});
+
+test('currency: a store with orders keeps its currency (409); product prices keep their face value', async () => {
+  const s = await ownerWithStore(api);
+  const store = `/v1/stores/${s.storeId}`;
+  const cheap = await api('POST', `${store}/products`, { token: s.token, body: { name: 'Cheap', price: 19.99 } });
+  const round = await api('POST', `${store}/products`, { token: s.token, body: { name: 'Round', price: 20 } });
+  // 19.99 has no JPY spelling: nothing changes.
+  assertProblem(await api('PATCH', store, { token: s.token, body: { currency: 'JPY', name: 'Renamed' } }), 409, 'CONFLICT');
+  assert.equal((await api('GET', store, { token: s.token })).body.currency, 'DZD');
+  assert.equal((await api('GET', store, { token: s.token })).body.name, 'Test Store');
+  assert.equal((await api('PATCH', `${store}/products/${cheap.body.id}`, { token: s.token, body: { price: 19 } })).status, 200);
+  const yen = await api('PATCH', store, { token: s.token, body: { currency: 'JPY' } });
+  assert.equal(yen.status, 200, yen.text);
+  assert.equal(yen.body.currency, 'JPY');
+  assert.equal((await api('GET', `${store}/products/${round.body.id}`, { token: s.token })).body.price, 20);
+  const dinar = await api('PATCH', store, { token: s.token, body: { currency: 'KWD' } });
+  assert.equal(dinar.body.currency, 'KWD');
+  assert.equal((await api('GET', `${store}/products/${cheap.body.id}`, { token: s.token })).body.price, 19);
+  const [row] = await svc.service.deps.orm.em.fork().getConnection().execute('select price from products where id = ?', [round.body.id]);
+  assert.equal(Number(row.price), 20000);
+
+  assert.equal((await api('POST', `${store}/orders`, { token: s.token, body: { customerName: 'Ada', items: [{ productId: round.body.id }] } })).status, 201);
+  const refused = await api('PATCH', store, { token: s.token, body: { currency: 'EUR' } });
+  assertProblem(refused, 409, 'CONFLICT');
+  assert.equal((await api('GET', store, { token: s.token })).body.currency, 'KWD');
+  // The same currency again is no change, and a rename still works.
+  const same = await api('PATCH', store, { token: s.token, body: { currency: 'KWD', name: 'Kuwait' } });
+  assert.equal(same.status, 200, same.text);
+  assert.equal(same.body.name, 'Kuwait');
+});

@@ -179,16 +179,26 @@ async function oauthToken(userId: string, scopes: string[]): Promise<string> {
 }
 
 describe('OAuth tokens', () => {
-  test('store.integrations manages webhooks (reads included), even for a viewer; other scopes are refused', async () => {
+  test("store.integrations manages webhooks (reads included) within the granting user's role; other scopes are refused", async () => {
     const s = await ownerWithStore(api);
     const integrations = await oauthToken(s.user.id, ['store.integrations']);
     const created = await api('POST', base(s.storeId), { token: integrations, body: { name: 'App', url: 'https://example.com/app' } });
     assert.equal(created.status, 201, created.text);
     assert.equal((await api('GET', base(s.storeId), { token: integrations })).status, 200);
     assert.equal((await api('GET', `${base(s.storeId)}/${created.body.id}/history`, { token: integrations })).status, 200);
+    // Scope ∩ role: a viewer's app reads but never writes; an editor's app writes.
     const viewer = await memberWithRole(api, s.token, s.storeId, 'viewer');
     const viewerApp = await oauthToken(viewer.user.id, ['store.integrations']);
-    assert.equal((await api('PATCH', `${base(s.storeId)}/${created.body.id}`, { token: viewerApp, body: { name: 'Renamed' } })).status, 200);
+    assert.equal((await api('GET', base(s.storeId), { token: viewerApp })).status, 200);
+    assertProblem(await api('PATCH', `${base(s.storeId)}/${created.body.id}`, { token: viewerApp, body: { name: 'Renamed' } }), 403, 'FORBIDDEN');
+    assertProblem(await api('POST', base(s.storeId), { token: viewerApp, body: { name: 'V', url: 'https://example.com/v' } }), 403, 'FORBIDDEN');
+    assertProblem(await api('DELETE', `${base(s.storeId)}/${created.body.id}`, { token: viewerApp }), 403, 'FORBIDDEN');
+    const editor = await memberWithRole(api, s.token, s.storeId, 'editor');
+    const editorApp = await oauthToken(editor.user.id, ['store.integrations']);
+    assert.equal((await api('PATCH', `${base(s.storeId)}/${created.body.id}`, { token: editorApp, body: { name: 'Renamed' } })).status, 200);
+    // The role is read at each call: the same token loses the write once its user is demoted.
+    assert.equal((await api('PATCH', `/v1/stores/${s.storeId}/members/${editor.user.id}`, { token: s.token, body: { role: 'viewer' } })).status, 200);
+    assertProblem(await api('PATCH', `${base(s.storeId)}/${created.body.id}`, { token: editorApp, body: { name: 'Again' } }), 403, 'FORBIDDEN');
     const readOnly = await oauthToken(s.user.id, ['store.read']);
     assert.equal((await api('GET', base(s.storeId), { token: readOnly })).status, 200);
     assertProblem(await api('POST', base(s.storeId), { token: readOnly, body: { name: 'No', url: 'https://example.com/no' } }), 403, 'FORBIDDEN');

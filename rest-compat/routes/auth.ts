@@ -1,4 +1,4 @@
-import { group, route } from '../route.js';
+import { dataEnvelope, group, route } from '../route.js';
 import { APP_REF, TOKEN, USER } from './fragments.js';
 
 export default group('auth', [
@@ -6,7 +6,6 @@ export default group('auth', [
     method: 'POST',
     path: '/v1/users/auth/signup',
     summary: 'Create an account; a verification mail is sent',
-    public: true,
     status: 201,
     operation: `mutation($input: SignupInput!) { signup(input: $input) { token user { ${USER} } } }`,
   }),
@@ -14,7 +13,6 @@ export default group('auth', [
     method: 'POST',
     path: '/v1/users/auth/signin',
     summary: 'Sign in with email and password',
-    public: true,
     operation: `mutation($input: SigninInput!) { signin(input: $input) { token user { ${USER} } } }`,
   }),
   route({
@@ -59,7 +57,6 @@ export default group('auth', [
     method: 'POST',
     path: '/v1/users/auth/transfer',
     summary: 'Signed in, no body: a 5-minute transfer code. Signed out with {code}: a new session',
-    public: true,
     operation: `mutation($input: TransferInput) { transferSession(input: $input) { ... on TransferCode { code expiresAt } ... on AuthPayload { token user { ${USER} } } } }`,
   }),
   route({
@@ -73,14 +70,12 @@ export default group('auth', [
     method: 'POST',
     path: '/v1/users/auth/verify-email/confirm',
     summary: 'Mark the email verified with the token from the link',
-    public: true,
     operation: `mutation($input: TokenInput!) { confirmEmailVerification(input: $input) { ${USER} } }`,
   }),
   route({
     method: 'POST',
     path: '/v1/users/auth/reset-password',
     summary: 'Mail a password reset link (202 whether or not the email has an account)',
-    public: true,
     status: 202,
     operation: `mutation($input: ResetRequestInput!) { requestPasswordReset(input: $input) { accepted message } }`,
   }),
@@ -88,14 +83,12 @@ export default group('auth', [
     method: 'GET',
     path: '/v1/users/auth/reset-password',
     summary: 'Whether a reset token is still valid',
-    public: true,
     operation: `query($token: String!) { passwordResetStatus(token: $token) { valid expiresAt } }`,
   }),
   route({
     method: 'POST',
     path: '/v1/auth/web/reset-password-confirm',
     summary: 'Set a new password with a reset token; every token of the user is revoked',
-    public: true,
     operation: `mutation($input: ResetConfirmInput!) { confirmPasswordReset(input: $input) { passwordReset revokedTokens } }`,
   }),
   route({
@@ -108,20 +101,19 @@ export default group('auth', [
     method: 'POST',
     path: '/v1/users/auth/code/consume',
     summary: 'The app exchanges a code, its client credentials and the PKCE verifier for an access token',
-    public: true,
     operation: `mutation($input: CodeConsumeInput!) { consumeAuthorizationCode(input: $input) { accessToken tokenType scopes expiresIn } }`,
   }),
   route({
     method: 'POST',
     path: '/v1/users/auth/code/inspect',
     summary: 'Who granted a code, to which app and scopes, and whether it expired or was used',
-    public: true,
     operation: `query($input: CodeInspectInput!) { inspectAuthorizationCode(input: $input) { user { id name } app { ${APP_REF} } scopes redirectUri expiresAt expired consumed } }`,
   }),
   route({
     method: 'GET',
     path: '/v1/users/auth/connected-apps',
     summary: 'Apps holding live tokens of the caller',
-    operation: `query { connectedApps { data { app { ${APP_REF} } scopes tokenIds connectedAt lastUsedAt } } }`,
+    operation: `query { connectedApps { app { ${APP_REF} } scopes tokenIds connectedAt lastUsedAt } }`,
+    ...dataEnvelope,
   }),
 ]);

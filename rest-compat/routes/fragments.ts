@@ -1,6 +1,6 @@
 /** Selections shared by several routes: the REST body of each resource. */
 export const USER = 'id email name platformRole emailVerified createdAt updatedAt';
-export const STORE = 'id name role createdAt updatedAt';
+export const STORE = 'id name currency role createdAt updatedAt';
 export const MEMBER = 'userId email name role createdAt';
 export const PRODUCT = 'id storeId name slug price sku stock allowBackorder status metadata createdAt updatedAt';
 export const ORDER = `id storeId customerName customerPhone items { productId name quantity price } total currency status statusId rejectReason

@@ -10,7 +10,6 @@ export default [
       method: 'GET',
       path: '/v1/configs',
       summary: 'Public platform configuration {options, features, currencies, languages} (ETag)',
-      public: true,
       etag: true,
       operation: `query { configs { options features { smtp ai payments carriers } currencies { code symbol name precision } languages { code name nativeName } } }`,
     }),

@@ -75,7 +75,6 @@ export default group('pages', [
     method: 'GET',
     path: `${base}/view/{slug}`,
     summary: 'A published page as sanitized HTML {title, html, seo, updatedAt}, for anyone (ETag; an old slug → 301)',
-    public: true,
     etag: true,
     operation: `query($storeId: ID!, $slug: String!) { pageView(storeId: $storeId, slug: $slug) { slug moved title html seo { title description } updatedAt } }`,
     reply: viewReply,

@@ -1,4 +1,4 @@
-import { group, route } from '../route.js';
+import { dataEnvelope, group, route } from '../route.js';
 import { STATUS } from './fragments.js';
 
 const base = '/v1/stores/{storeId}/statuses';
@@ -8,7 +8,8 @@ export default group('statuses', [
     method: 'GET',
     path: base,
     summary: "A store's order statuses, by position",
-    operation: `query($storeId: ID!) { statuses(storeId: $storeId) { data { ${STATUS} } } }`,
+    operation: `query($storeId: ID!) { statuses(storeId: $storeId) { ${STATUS} } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'POST',
@@ -21,13 +22,15 @@ export default group('statuses', [
     method: 'PUT',
     path: `${base}/reorder`,
     summary: 'Put the statuses in the order of `ids`, which lists every status id once',
-    operation: `mutation($storeId: ID!, $input: StatusReorderInput!) { reorderStatuses(storeId: $storeId, input: $input) { data { ${STATUS} } } }`,
+    operation: `mutation($storeId: ID!, $input: StatusReorderInput!) { reorderStatuses(storeId: $storeId, input: $input) { ${STATUS} } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'POST',
     path: `${base}/reset`,
     summary: 'Restore the default statuses; orders on removed ones move to the default of the same kind',
-    operation: `mutation($storeId: ID!) { resetStatuses(storeId: $storeId) { data { ${STATUS} } } }`,
+    operation: `mutation($storeId: ID!) { resetStatuses(storeId: $storeId) { ${STATUS} } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'PUT',

@@ -1,4 +1,4 @@
-import { group, route } from '../route.js';
+import { dataEnvelope, group, route } from '../route.js';
 import { MEMBER, STORE } from './fragments.js';
 
 export default group('stores', [
@@ -38,7 +38,8 @@ export default group('stores', [
     method: 'GET',
     path: '/v1/stores/{storeId}/members',
     summary: 'Members of a store',
-    operation: `query($storeId: ID!) { storeMembers(storeId: $storeId) { data { ${MEMBER} } } }`,
+    operation: `query($storeId: ID!) { storeMembers(storeId: $storeId) { ${MEMBER} } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'POST',

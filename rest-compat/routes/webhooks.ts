@@ -1,4 +1,4 @@
-import { group, route } from '../route.js';
+import { dataEnvelope, group, route } from '../route.js';
 import { DELIVERY, WEBHOOK } from './fragments.js';
 
 const base = '/v1/stores/{storeId}/integrations/webhooks';
@@ -15,7 +15,8 @@ export default group('webhooks', [
     method: 'GET',
     path: base,
     summary: 'List webhooks; secrets masked (hasSecret)',
-    operation: `query($storeId: ID!) { webhookList(storeId: $storeId) { data { ${WEBHOOK} } } }`,
+    operation: `query($storeId: ID!) { webhooks(storeId: $storeId) { ${WEBHOOK} } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'POST',
@@ -36,7 +37,8 @@ export default group('webhooks', [
     path: `${base}/send`,
     summary: 'Queue an event for delivery by hand',
     status: 202,
-    operation: `mutation($storeId: ID!, $input: WebhookSendInput!) { sendWebhookEvent(storeId: $storeId, input: $input) { data { webhookId deliveryId } } }`,
+    operation: `mutation($storeId: ID!, $input: WebhookSendInput!) { sendWebhookEvent(storeId: $storeId, input: $input) { webhookId deliveryId } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'GET',
@@ -68,7 +70,8 @@ export default group('webhooks', [
     method: 'GET',
     path: `${base}/{webhookId}/history`,
     summary: 'Delivery history, newest first, last 50 kept',
-    operation: `query($storeId: ID!, $webhookId: ID!) { webhookHistory(storeId: $storeId, webhookId: $webhookId) { data { ${DELIVERY} } } }`,
+    operation: `query($storeId: ID!, $webhookId: ID!) { webhookHistory(storeId: $storeId, webhookId: $webhookId) { ${DELIVERY} } }`,
+    ...dataEnvelope,
   }),
   route({
     method: 'POST',

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MikroORM } from '@mikro-orm/core';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { AppError, unauthenticated } from './errors.js';
+import { unauthenticated } from './errors.js';
 
 /**
  * Long-lived parts of the running service that services reach through the context. Each
@@ -119,17 +119,4 @@ export async function createContext(deps: Deps, authorization: string | undefine
 export function requireActor(ctx: Ctx): Actor {
   if (!ctx.actor) throw unauthenticated(ctx.paymentGrant ? "An order payment token is valid only on that order's payment routes" : (ctx.authFailure ?? undefined));
   return ctx.actor;
-}
-
-/** An OAuth token may only do what its scopes allow; sessions carry every scope. */
-export function requireScope(ctx: Ctx, scope: string): Actor {
-  const actor = requireActor(ctx);
-  if (actor.scopes && !actor.scopes.includes(scope)) {
-    throw new AppError('FORBIDDEN', `This token lacks the scope ${scope}`);
-  }
-  return actor;
-}
-
-export function hasScope(actor: Actor, scope: string): boolean {
-  return actor.scopes === null || actor.scopes.includes(scope);
 }

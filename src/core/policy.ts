@@ -58,15 +58,18 @@ export type Policy =
    * `optional`, a call without that argument falls back to that policy (marketplace reads).
    */
   | { kind: 'store'; permission: Permission; arg?: string; optional?: 'public' | 'user' | 'platform' }
-  /** The service decides, for the reason given (e.g. an order's payment token). */
-  | { kind: 'delegated'; reason: string };
+  /**
+   * The service decides, for the reason given (e.g. an order's payment token); `anonymous`:
+   * some calls need no bearer token at all.
+   */
+  | { kind: 'delegated'; reason: string; anonymous?: boolean };
 
 export const policies = {
   public: (): Policy => ({ kind: 'public' }),
   user: (opts: { session?: boolean; scope?: string } = {}): Policy => ({ kind: 'user', ...opts }),
   platformAdmin: (): Policy => ({ kind: 'platform' }),
   store: (permission: Permission, opts: { arg?: string; optional?: 'public' | 'user' | 'platform' } = {}): Policy => ({ kind: 'store', permission, ...opts }),
-  delegated: (reason: string): Policy => ({ kind: 'delegated', reason }),
+  delegated: (reason: string, opts: { anonymous?: boolean } = {}): Policy => ({ kind: 'delegated', reason, ...opts }),
 };
 
 /** Declares the policy of a Query, Mutation or Subscription field. */
@@ -128,11 +131,7 @@ export async function holdsPermission(ctx: Ctx, storeId: string, permission: Per
 export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: Record<string, unknown>, field: string): Promise<void> {
   // A presented token that is unknown, expired or revoked is refused everywhere, public fields included.
   if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
-  if (!policy) {
-    // Transitional while the existing resolvers gain their @Allow: their services still check.
-    if (UNDECLARED_PASS) return;
-    throw new AppError('FORBIDDEN', `The field ${field} declares no authorization policy`);
-  }
+  if (!policy) throw new AppError('FORBIDDEN', `The field ${field} declares no authorization policy`);
   switch (policy.kind) {
     case 'public':
     case 'delegated':
@@ -161,16 +160,14 @@ export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: 
   }
 }
 
-const UNDECLARED_PASS = true;
-
 /**
- * The checker: wraps the resolver of every root field so its policy runs first. Only root
- * fields are wrapped (not a global middleware): a middleware on every field would make each
- * nested field of a large answer asynchronous, seconds of overhead on reports with thousands
- * of objects.
+ * The checker: wraps the resolver of every Query and Mutation field so its policy runs first.
+ * Only root fields are wrapped (not a global middleware): a middleware on every field would make
+ * each nested field of a large answer asynchronous, seconds of overhead on reports with thousands
+ * of objects. Subscriptions are checked when they subscribe (`guardSubscriptions`).
  */
 export function guardRootFields(schema: GraphQLSchema): void {
-  for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
     if (!type) continue;
     for (const field of Object.values(type.getFields())) {
       const resolve = field.resolve ?? defaultFieldResolver;
@@ -187,6 +184,23 @@ export function guardRootFields(schema: GraphQLSchema): void {
 export async function enforceFieldPolicy(ctx: Ctx, info: GraphQLResolveInfo, args: Record<string, unknown>): Promise<void> {
   const field = info.parentType.getFields()[info.fieldName];
   await enforcePolicy(ctx, policyOf(field), args, `${info.parentType.name}.${info.fieldName}`);
+}
+
+/**
+ * Middlewares run when a field resolves, which for a subscription is once per event, after it
+ * started: every Subscription field's `subscribe` is wrapped here so its policy is enforced
+ * before the stream opens, whether or not its resolver remembers to.
+ */
+export function guardSubscriptions(schema: GraphQLSchema): GraphQLSchema {
+  for (const field of Object.values(schema.getSubscriptionType()?.getFields() ?? {})) {
+    const subscribe = field.subscribe;
+    if (!subscribe) continue;
+    field.subscribe = async (source, args, ctx, info) => {
+      await enforceFieldPolicy(ctx as Ctx, info, args);
+      return subscribe(source, args, ctx, info);
+    };
+  }
+  return schema;
 }
 
 /** Every root field with its policy: for the schema test, OpenAPI and the docs table. */

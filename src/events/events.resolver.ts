@@ -1,11 +1,13 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { Ctx } from '../core/context.js';
+import { Allow, policies } from '../core/policy.js';
 import { StoreEventPage, StoreEventType } from './events.types.js';
 import * as events from './events.service.js';
 import type { StoreEventView } from './events.service.js';
 
 @Resolver()
 export class EventsResolver {
+  @Allow(policies.store('store.read'))
   @Query(() => StoreEventPage, { name: 'storeEvents', description: "A store's committed events after a cursor, oldest first (kept at least 7 days)." })
   storeEventFeed(
     @GqlCtx() ctx: Ctx,
@@ -18,8 +20,10 @@ export class EventsResolver {
     return events.listStoreEvents(ctx, storeId, { after, cursor, limit, events: names });
   }
 
+  @Allow(policies.store('store.read'))
   @Subscription(() => StoreEventType, {
     description: "A store's events as they commit, in commit order; members only.",
+    // Its policy is enforced before this runs (guardSubscriptions).
     subscribe: ({ args, context }) => events.subscribeStoreEvents(context as Ctx, args.storeId as string, args.events as string[] | null | undefined),
   })
   storeEvents(

@@ -1,5 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
+import { Page } from '../lib/pagination.js';
 
 @ObjectType('StoreEvent', { description: 'A committed order or product event of a store.' })
 export class StoreEventType {
@@ -19,11 +20,5 @@ export class StoreEventType {
   data!: Record<string, unknown>;
 }
 
-@ObjectType()
-export class StoreEventPage {
-  @Field(() => [StoreEventType], { description: 'Oldest first.' })
-  data!: StoreEventType[];
-
-  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page; null when there is none yet.' })
-  nextCursor!: string | null;
-}
+export const StoreEventPage = Page(StoreEventType);
+export type StoreEventPage = InstanceType<typeof StoreEventPage>;

@@ -3,7 +3,7 @@ import type { Module } from '../core/module.js';
 import { createContext, type Actor, type Deps } from '../core/context.js';
 import { AppError, problem } from '../core/errors.js';
 import { sendProblem } from '../server/http-problem.js';
-import { READ_STORE, requireStoreAccess } from '../domains/stores/access.js';
+import { requireStorePermission } from '../core/policy.js';
 import type { CommittedEvent } from './bus.js';
 import { getHub } from './hub.js';
 import { eventFilter, eventView, parseCursor, watchAccess } from './events.service.js';
@@ -49,7 +49,8 @@ async function openRequest(deps: Deps, req: FastifyRequest): Promise<StreamReque
     if (Array.isArray(query[k])) throw new AppError('BAD_REQUEST', `Query parameter ${k} is given more than once`, [{ path: k, message: 'is given more than once' }]);
   }
   const ctx = await createContext(deps, req.headers.authorization, req.ip);
-  const { actor } = await requireStoreAccess(ctx, storeId, READ_STORE);
+  // Not a GraphQL field: the same checker, called directly.
+  const { actor } = await requireStorePermission(ctx, storeId, 'store.read');
   // A reconnecting EventSource sends Last-Event-ID with its original URL: the header is the newer position.
   const header = req.headers['last-event-id'];
   const raw = typeof header === 'string' && header !== '' ? header : typeof query.after === 'string' ? query.after : null;

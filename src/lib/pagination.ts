@@ -1,3 +1,4 @@
+import { Field, ObjectType, getMetadataStorage, type ClassType } from 'type-graphql';
 import { invalid } from '../core/errors.js';
 
 export const DEFAULT_LIMIT = 50;
@@ -13,4 +14,22 @@ export function pageLimit(limit: number | null | undefined): number {
 export function page<T extends { id: string }>(rows: T[], limit: number): { data: T[]; nextCursor: string | null } {
   const data = rows.slice(0, limit);
   return { data, nextCursor: rows.length > limit ? data[data.length - 1].id : null };
+}
+
+/**
+ * The one GraphQL page type: `Page(ProductType)` is the object type `ProductPage`
+ * `{ data: [Product!]!, nextCursor: String }`, named after the item's GraphQL type.
+ */
+export function Page<T extends object>(item: ClassType<T>) {
+  const meta = getMetadataStorage().objectTypes.find((t) => t.target === item);
+  if (!meta) throw new Error(`Page(${item.name}): the item must be an @ObjectType declared before its page`);
+  @ObjectType(`${meta.name}Page`)
+  class PageType {
+    @Field(() => [item])
+    data!: T[];
+
+    @Field(() => String, { nullable: true, description: 'Pass as cursor for the next page; null on the last one.' })
+    nextCursor!: string | null;
+  }
+  return PageType;
 }

@@ -32,7 +32,8 @@ function coercionError(message: string): FieldError | null {
   const m2 = /^Variable "\$(\w+)" of (?:required|non-null) type "([^"]+)" (?:was not provided|must not be null)\.$/.exec(message);
   if (m2) return { path: m2[1], message: 'is required' };
   if (!m) return null;
-  const path = m.length === 4 ? m[2] : m[1];
+  // `input.items[0]` → `input.items.0`: one path spelling, the one services and class-validator use.
+  const path = (m.length === 4 ? m[2] : m[1]).replace(/\[(\d+)\]/g, '.$1');
   const reason = m.length === 4 ? m[3] : m[2];
   let field = path;
   let text = 'has an invalid value';

@@ -137,6 +137,30 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     }
   });
 
+  // One context per request: the hook below resolves the token, the GraphQL handlers reuse it.
+  const contexts = new WeakMap<FastifyRequest, Ctx>();
+  const requestContext = async (req: FastifyRequest): Promise<Ctx> => {
+    let ctx = contexts.get(req);
+    if (!ctx) {
+      ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
+      contexts.set(req, ctx);
+    }
+    return ctx;
+  };
+  // A presented bearer token that is unknown, expired or revoked is refused before any GraphQL
+  // runs, even for a query no field of which needs a caller (`{ __typename }`).
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.headers.authorization === undefined) return;
+    const path = req.url.split('?')[0];
+    if (path !== '/graphql' && path !== '/graphql/stream') return;
+    const ctx = await requestContext(req);
+    if (!ctx.authFailure) return;
+    return reply
+      .code(401)
+      .type('application/json; charset=utf-8')
+      .send({ errors: [{ message: ctx.authFailure, extensions: { code: 'UNAUTHENTICATED' } }] });
+  });
+
   const apollo = new ApolloServer<Ctx>({
     schema,
     formatError: formatGraphQLError,
@@ -150,12 +174,12 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    context: async (req: FastifyRequest) => noteContext(req, await createContext(deps, req.headers.authorization, req.ip)),
+    context: (req: FastifyRequest) => requestContext(req),
   } as never);
 
   const sse = createSseHandler<Record<PropertyKey, unknown>>({
     schema,
-    context: async (req) => noteContext(req.raw, await createContext(deps, req.raw.headers.authorization, req.raw.ip)) as unknown as Record<PropertyKey, unknown>,
+    context: async (req) => (await requestContext(req.raw)) as unknown as Record<PropertyKey, unknown>,
     onNext: (_ctx, _req, result) => {
       const r = result as ExecutionResult;
       if (!r.errors?.length) return;

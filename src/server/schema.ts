@@ -3,7 +3,7 @@ import { buildSchema } from 'type-graphql';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { RESOLVERS } from '../domains/resolvers.js';
 import { pubSub } from '../events/pubsub.js';
-import { guardRootFields } from '../core/policy.js';
+import { guardRootFields, guardSubscriptions } from '../core/policy.js';
 
 export async function createSchema(): Promise<GraphQLSchema> {
   const schema = await buildSchema({
@@ -12,9 +12,10 @@ export async function createSchema(): Promise<GraphQLSchema> {
     // Validation is off by default in type-graphql 2; never echo targets or values.
     validate: { forbidUnknownValues: false, validationError: { target: false, value: false } },
   });
-  // The one authorization checker: every root field's declared policy, before its resolver.
+  // The one authorization checker: every root field's declared policy, before its resolver;
+  // subscriptions checked when they subscribe.
   guardRootFields(schema);
-  return schema;
+  return guardSubscriptions(schema);
 }
 
 /** The committed schema/schema.graphql is exactly this text. */

@@ -1,12 +1,11 @@
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../core/context.js';
+import { Allow, policies } from '../core/policy.js';
 import {
-  DeliveryList,
   DeliveryType,
-  SendResult,
+  SendItemType,
   UrlTestResultType,
   WebhookCreateInput,
-  WebhookList,
   WebhookSendInput,
   WebhookTestInput,
   WebhookType,
@@ -18,32 +17,31 @@ import * as webhooks from './webhook.service.js';
 
 @Resolver()
 export class WebhookResolver {
+  @Allow(policies.store('webhooks.read'))
   @Query(() => [WebhookType], { description: "A store's webhooks; secrets masked (hasSecret)." })
   webhooks(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string): Promise<WebhookType[]> {
     return webhooks.listWebhooks(ctx, storeId);
   }
 
-  /** The REST list shape, `{data: [...]}`. */
-  @Query(() => WebhookList)
-  async webhookList(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string): Promise<WebhookList> {
-    return { data: await webhooks.listWebhooks(ctx, storeId) };
-  }
-
+  @Allow(policies.store('webhooks.read'))
   @Query(() => WebhookType)
   webhook(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<WebhookType> {
     return webhooks.getWebhook(ctx, storeId, id);
   }
 
-  @Query(() => DeliveryList, { description: 'Delivery attempts, newest first, at most 50.' })
-  async webhookHistory(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('webhookId', () => ID) webhookId: string): Promise<DeliveryList> {
-    return { data: await webhooks.webhookHistory(ctx, storeId, webhookId) };
+  @Allow(policies.store('webhooks.read'))
+  @Query(() => [DeliveryType], { description: 'Delivery attempts, newest first, at most 50.' })
+  webhookHistory(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('webhookId', () => ID) webhookId: string): Promise<DeliveryType[]> {
+    return webhooks.webhookHistory(ctx, storeId, webhookId);
   }
 
+  @Allow(policies.store('webhooks.write'))
   @Mutation(() => WebhookWithSecretType, { description: 'The response carries the plaintext secret, once.' })
   createWebhook(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => WebhookCreateInput) input: WebhookCreateInput): Promise<WebhookWithSecretType> {
     return webhooks.createWebhook(ctx, storeId, input);
   }
 
+  @Allow(policies.store('webhooks.write'))
   @Mutation(() => WebhookWithSecretType, { description: 'secret is set only when rotateSecret was true.' })
   updateWebhook(
     @GqlCtx() ctx: Ctx,
@@ -54,12 +52,14 @@ export class WebhookResolver {
     return webhooks.updateWebhook(ctx, storeId, id, input);
   }
 
+  @Allow(policies.store('webhooks.write'))
   @Mutation(() => Boolean, { description: 'Deletes the webhook and its delivery history.' })
   async deleteWebhook(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<boolean> {
     await webhooks.deleteWebhook(ctx, storeId, id);
     return true;
   }
 
+  @Allow(policies.store('webhooks.write'))
   @Mutation(() => DeliveryType, { description: 'Sends a sample delivery now with the saved configuration.' })
   testWebhook(
     @GqlCtx() ctx: Ctx,
@@ -70,13 +70,15 @@ export class WebhookResolver {
     return webhooks.testWebhook(ctx, storeId, id, input ?? {});
   }
 
+  @Allow(policies.store('webhooks.write'))
   @Mutation(() => UrlTestResultType, { description: 'Sends a sample delivery to a url that is not saved; not recorded.' })
   testWebhookUrl(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => WebhookUrlTestInput) input: WebhookUrlTestInput): Promise<UrlTestResultType> {
     return webhooks.testWebhookUrl(ctx, storeId, input);
   }
 
-  @Mutation(() => SendResult, { description: 'Queues an event for delivery by hand.' })
-  sendWebhookEvent(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => WebhookSendInput) input: WebhookSendInput): Promise<SendResult> {
+  @Allow(policies.store('webhooks.write'))
+  @Mutation(() => [SendItemType], { description: 'Queues an event for delivery by hand: one delivery per webhook reached.' })
+  sendWebhookEvent(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => WebhookSendInput) input: WebhookSendInput): Promise<SendItemType[]> {
     return webhooks.sendWebhookEvent(ctx, storeId, input);
   }
 }

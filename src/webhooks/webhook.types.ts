@@ -44,12 +44,6 @@ export class WebhookWithSecretType extends WebhookType {
   secret!: string | null;
 }
 
-@ObjectType()
-export class WebhookList {
-  @Field(() => [WebhookType])
-  data!: WebhookType[];
-}
-
 @InputType()
 export class WebhookCreateInput {
   @Field(() => String)
@@ -178,12 +172,6 @@ export class UrlTestResultType extends DeliveryType {
   secret!: string | null;
 }
 
-@ObjectType()
-export class DeliveryList {
-  @Field(() => [DeliveryType])
-  data!: DeliveryType[];
-}
-
 @InputType()
 export class WebhookTestInput {
   @Field(() => String, { nullable: true, description: 'Default orderCreated.' })
@@ -243,8 +231,3 @@ export class SendItemType {
   deliveryId!: string;
 }
 
-@ObjectType()
-export class SendResult {
-  @Field(() => [SendItemType])
-  data!: SendItemType[];
-}

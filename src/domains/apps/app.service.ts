@@ -3,7 +3,6 @@ import { OAuthApp } from './app.entity.js';
 import { forbidden, notFound } from '../../core/errors.js';
 import { requireActor, sha256, type Actor, type Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
-import { requireSession } from '../auth/scopes.js';
 import type { AppType, AppWithSecretType } from './app.types.js';
 
 export const view = (app: OAuthApp): AppType => ({
@@ -35,7 +34,7 @@ export const isOwner = (actor: Actor, app: OAuthApp) => actor.kind === 'session'
 
 /** Anyone signed in may see an app (consent screens need it); only its owner's sessions change it. */
 async function ownedApp(ctx: Ctx, id: string): Promise<OAuthApp> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const app = await findApp(ctx, id);
   if (!isOwner(actor, app)) throw forbidden('Only the owner of this app may change it');
   return app;
@@ -45,7 +44,7 @@ export async function createApp(
   ctx: Ctx,
   input: { name: string; description?: string | null; homepageUrl?: string | null; redirectUris: string[]; scopes: string[] },
 ): Promise<AppWithSecretType> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const secret = newSecret();
   return ctx.em.transactional(async (em) => {
     const app = em.create(OAuthApp, {
@@ -63,7 +62,7 @@ export async function createApp(
 }
 
 export async function listApps(ctx: Ctx, args: { limit?: number | null; cursor?: string | null }) {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const limit = pageLimit(args.limit);
   const apps = await ctx.em.find(
     OAuthApp,

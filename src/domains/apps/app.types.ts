@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { ArrayMaxSize, ArrayMinSize, IsIn, IsUrl, Length, Matches, MaxLength } from 'class-validator';
 import { SCOPE_NAMES } from '../auth/scopes.js';
+import { Page } from '../../lib/pagination.js';
 
 const URL_RULE = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 const SCOPE_MESSAGE = `each must be one of ${SCOPE_NAMES.join(', ')}`;
@@ -40,14 +41,8 @@ export class AppWithSecretType extends AppType {
   clientSecret!: string;
 }
 
-@ObjectType()
-export class AppPage {
-  @Field(() => [AppType])
-  data!: AppType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const AppPage = Page(AppType);
+export type AppPage = InstanceType<typeof AppPage>;
 
 @InputType()
 export class AppCreateInput {
@@ -258,10 +253,4 @@ export class ConnectedAppType {
 
   @Field(() => Date, { nullable: true })
   lastUsedAt!: Date | null;
-}
-
-@ObjectType()
-export class ConnectedAppList {
-  @Field(() => [ConnectedAppType])
-  data!: ConnectedAppType[];
 }

@@ -4,8 +4,7 @@ import { AuthorizationCode, OAuthApp } from './app.entity.js';
 import { AuthToken } from '../auth/token.entity.js';
 import { User } from '../users/user.entity.js';
 import { AppError, invalid, notFound } from '../../core/errors.js';
-import { sha256, type Ctx } from '../../core/context.js';
-import { requireSession } from '../auth/scopes.js';
+import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import { issueToken } from '../auth/auth.service.js';
 import { liveTokenFilter } from '../auth/token.service.js';
 import { findApp, secretMatches } from './app.service.js';
@@ -20,7 +19,7 @@ export async function createAuthorizationCode(
   ctx: Ctx,
   input: { appId: string; redirectUri: string; scopes: string[]; state?: string | null; codeChallenge: string; codeChallengeMethod: string },
 ): Promise<AuthorizationCodeType> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const app = await findApp(ctx, input.appId);
   if (!app.redirectUris.includes(input.redirectUri)) throw invalid('redirectUri', 'is not registered for this app');
   const extra = input.scopes.filter((s) => !app.scopes.includes(s));
@@ -101,7 +100,7 @@ export async function inspectAuthorizationCode(ctx: Ctx, input: { code: string }
 }
 
 export async function connectedApps(ctx: Ctx): Promise<ConnectedAppType[]> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const tokens = await ctx.em.find(AuthToken, { userId: actor.userId, kind: 'oauth', appId: { $ne: null }, ...liveTokenFilter() }, { orderBy: { id: 'asc' } });
   const apps = await ctx.em.find(OAuthApp, { id: { $in: [...new Set(tokens.map((t) => t.appId!))] } });
   return apps.map((app) => {

@@ -8,7 +8,6 @@ import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
 import { mailer, type OutgoingMail } from '../../lib/mailer.js';
 import { verificationMail } from './mails.js';
-import { requireSession } from './scopes.js';
 
 /** argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's baseline). */
 export const hashPassword = (password: string) => hash(password);
@@ -115,10 +114,9 @@ export async function signout(ctx: Ctx): Promise<void> {
   await ctx.em.nativeUpdate(AuthToken, { id: actor.tokenId, revokedAt: null }, { revokedAt: new Date() });
 }
 
-/** Sessions read their profile; an app needs the `profile` scope. */
+/** Sessions read their profile; an app needs the `profile` scope (the field's policy). */
 export async function currentUser(ctx: Ctx): Promise<User> {
   const actor = requireActor(ctx);
-  if (actor.scopes && !actor.scopes.includes('profile')) throw new AppError('FORBIDDEN', 'This token lacks the scope profile');
   return ctx.em.findOneOrFail(User, { id: actor.userId });
 }
 
@@ -166,7 +164,7 @@ export async function applyProfileChange(
 }
 
 export async function updateMe(ctx: Ctx, input: ProfileChange): Promise<User> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   let mails: OutgoingMail[] = [];
   try {
     const user = await ctx.em.transactional(async (em) => {

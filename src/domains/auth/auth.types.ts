@@ -1,6 +1,7 @@
 import { createUnionType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { IsEmail, Length, MaxLength, MinLength } from 'class-validator';
 import { UserType } from '../users/user.types.js';
+import { Page } from '../../lib/pagination.js';
 
 @InputType()
 export class SignupInput {
@@ -102,14 +103,8 @@ export class TokenType {
   last4!: string;
 }
 
-@ObjectType()
-export class TokenPage {
-  @Field(() => [TokenType])
-  data!: TokenType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const TokenPage = Page(TokenType);
+export type TokenPage = InstanceType<typeof TokenPage>;
 
 @InputType()
 export class RevokeAllInput {

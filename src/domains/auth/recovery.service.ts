@@ -2,17 +2,16 @@ import { AuthToken } from './token.entity.js';
 import { UserCode } from './code.entity.js';
 import { User } from '../users/user.entity.js';
 import { conflict, invalid } from '../../core/errors.js';
-import { sha256, type Ctx } from '../../core/context.js';
+import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
 import { findLiveCode, useCode } from './code.service.js';
 import { resetMail, verificationMail } from './mails.js';
 import { hashPassword, limitAuthAttempt, normalizeEmail, sendAll } from './auth.service.js';
-import { requireSession } from './scopes.js';
 
 const badToken = () => invalid('token', 'is invalid, expired or already used');
 
 export async function resendVerification(ctx: Ctx): Promise<void> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const mail = await ctx.em.transactional(async (em) => {
     const user = await em.findOneOrFail(User, { id: actor.userId });
     if (user.emailVerifiedAt) throw conflict('This email address is already verified');

@@ -9,6 +9,7 @@ export const SCOPES = {
   'store.orders': 'Write orders in those stores',
   'store.integrations': 'Manage webhooks and other integrations',
   'store.settings': 'Create stores, change store settings and members',
+  'store.finance': 'Purchase orders and refunds',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -2,7 +2,7 @@ import { AuthToken } from './token.entity.js';
 import { User } from '../users/user.entity.js';
 import { OAuthApp } from '../apps/app.entity.js';
 import { AppError, notFound } from '../../core/errors.js';
-import type { Ctx } from '../../core/context.js';
+import { requireActor, type Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { requireSession } from './scopes.js';
 import { createCode, findLiveCode, useCode } from './code.service.js';
@@ -13,7 +13,7 @@ import type { TokenType } from './auth.types.js';
 export const liveTokenFilter = () => ({ revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date() } }] });
 
 export async function listTokens(ctx: Ctx, args: { limit?: number | null; cursor?: string | null }): Promise<{ data: TokenType[]; nextCursor: string | null }> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const limit = pageLimit(args.limit);
   const tokens = await ctx.em.find(
     AuthToken,
@@ -40,14 +40,14 @@ export async function listTokens(ctx: Ctx, args: { limit?: number | null; cursor
 
 /** A token id revokes that token; an app id revokes every token the caller gave that app. */
 export async function revokeToken(ctx: Ctx, identifier: string): Promise<void> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const where = identifier.startsWith('app_') ? { appId: identifier } : { id: identifier };
   const n = await ctx.em.transactional((em) => em.nativeUpdate(AuthToken, { userId: actor.userId, revokedAt: null, ...where }, { revokedAt: new Date() }));
   if (n === 0) throw notFound('token');
 }
 
 export async function revokeAllTokens(ctx: Ctx, input: { includeCurrent?: boolean | null }): Promise<number> {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   return ctx.em.transactional((em) =>
     em.nativeUpdate(
       AuthToken,

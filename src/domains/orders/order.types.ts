@@ -1,6 +1,7 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Page } from '../../lib/pagination.js';
 
 @ObjectType('OrderItem')
 export class OrderItemType {
@@ -128,14 +129,8 @@ export class OrderType {
   paymentToken?: string | null;
 }
 
-@ObjectType()
-export class OrderPage {
-  @Field(() => [OrderType])
-  data!: OrderType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const OrderPage = Page(OrderType);
+export type OrderPage = InstanceType<typeof OrderPage>;
 
 @InputType()
 export class OrderItemInput {

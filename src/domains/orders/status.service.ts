@@ -1,10 +1,9 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus } from './order.entity.js';
-import type { StatusCounts, StatusCreateInput, StatusList, StatusReorderInput, StatusType, StatusUpdateInput } from './status.types.js';
+import type { StatusCounts, StatusCreateInput, StatusReorderInput, StatusType, StatusUpdateInput } from './status.types.js';
 import { DEFAULT_STATUSES } from './statuses.js';
-import { moveAllowed, moveStatusOrders, WRITE_ORDERS } from './order.service.js';
-import { READ_STORE, requireStoreAccess } from '../stores/access.js';
+import { moveAllowed, moveStatusOrders } from './order.service.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
@@ -18,9 +17,8 @@ export function statusView(s: OrderStatus): StatusType {
   return { id: s.id, name: s.name, slug: s.slug, color: s.color, position: s.position, kind: s.kind };
 }
 
-const listView = (statuses: OrderStatus[]): StatusList => ({
-  data: [...statuses].sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : 1)).map(statusView),
-});
+const listView = (statuses: OrderStatus[]): StatusType[] =>
+  [...statuses].sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : 1)).map(statusView);
 
 /**
  * Every write to a store's status list takes the list first, so positions, slugs and the
@@ -53,14 +51,12 @@ function findIn(all: OrderStatus[], id: string): OrderStatus {
 
 const keepsNew = (all: OrderStatus[], without: OrderStatus) => all.some((s) => s !== without && s.kind === 'new');
 
-export async function listStatuses(ctx: Ctx, storeId: string): Promise<StatusList> {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
+export async function listStatuses(ctx: Ctx, storeId: string): Promise<StatusType[]> {
   return listView(await ctx.em.find(OrderStatus, { storeId }));
 }
 
 /** Appends to the list. */
 export async function createStatus(ctx: Ctx, storeId: string, input: StatusCreateInput): Promise<StatusType> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const all = await lockStatuses(tx, storeId);
@@ -83,7 +79,6 @@ export async function createStatus(ctx: Ctx, storeId: string, input: StatusCreat
 
 /** A new slug is carried to the status's orders in the same transaction (each emits orderUpdated). */
 export async function updateStatus(ctx: Ctx, storeId: string, id: string, input: StatusUpdateInput): Promise<StatusType> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const all = await lockStatuses(tx, storeId);
@@ -109,7 +104,6 @@ export async function updateStatus(ctx: Ctx, storeId: string, id: string, input:
  * transaction. Positions close up behind it.
  */
 export async function deleteStatus(ctx: Ctx, storeId: string, id: string, moveTo: string | null | undefined): Promise<void> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
   await transaction(ctx, async (tx) => {
     const all = await lockStatuses(tx, storeId);
     const status = findIn(all, id);
@@ -129,8 +123,7 @@ export async function deleteStatus(ctx: Ctx, storeId: string, id: string, moveTo
   });
 }
 
-export async function reorderStatuses(ctx: Ctx, storeId: string, input: StatusReorderInput): Promise<StatusList> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
+export async function reorderStatuses(ctx: Ctx, storeId: string, input: StatusReorderInput): Promise<StatusType[]> {
   return transaction(ctx, async (tx) => {
     const all = await lockStatuses(tx, storeId);
     const byId = new Map(all.map((s) => [s.id, s]));
@@ -149,8 +142,7 @@ export async function reorderStatuses(ctx: Ctx, storeId: string, input: StatusRe
  * orders stay) and get the default name, color, kind and position; the others are removed
  * and their orders move to the first default status of the same kind.
  */
-export async function resetStatuses(ctx: Ctx, storeId: string): Promise<StatusList> {
-  await requireStoreAccess(ctx, storeId, WRITE_ORDERS);
+export async function resetStatuses(ctx: Ctx, storeId: string): Promise<StatusType[]> {
   return transaction(ctx, async (tx) => {
     const all = await lockStatuses(tx, storeId);
     const bySlug = new Map(all.map((s) => [s.slug, s]));
@@ -177,7 +169,6 @@ export async function resetStatuses(ctx: Ctx, storeId: string): Promise<StatusLi
  * agree with each other even while orders are being moved.
  */
 export async function countOrders(ctx: Ctx, storeId: string): Promise<StatusCounts> {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   const rows: Array<{ id: string; slug: string; name: string; count: number | string }> = await (ctx.em as EntityManager).execute(
     `select s.id, s.slug, s.name, count(o.id) as count
        from order_statuses s

@@ -29,12 +29,6 @@ export class StatusType {
   kind!: string;
 }
 
-@ObjectType()
-export class StatusList {
-  @Field(() => [StatusType])
-  data!: StatusType[];
-}
-
 @InputType()
 export class StatusCreateInput {
   @Field(() => String)

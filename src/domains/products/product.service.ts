@@ -1,7 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Product } from './product.entity.js';
 import type { ProductCreateInput, ProductType, ProductUpdateInput } from './product.types.js';
-import { READ_STORE, requireStoreAccess, type StoreAccessRule } from '../stores/access.js';
 import { conflict, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { transaction } from '../../core/tx.js';
@@ -10,8 +9,6 @@ import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
-
-export const WRITE_PRODUCTS: StoreAccessRule = { role: 'editor', scope: 'store.products' };
 
 /** The product as REST, GraphQL and event payloads show it. */
 export function productView(p: Product, currency: string): ProductType {
@@ -54,7 +51,6 @@ const uniqueSlug = <T>(p: Promise<T>) =>
   });
 
 export async function createProduct(ctx: Ctx, storeId: string, input: ProductCreateInput): Promise<ProductType> {
-  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       let slug: string;
@@ -85,7 +81,6 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
 }
 
 export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: number | null; cursor?: string | null; status?: string | null }) {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   const limit = pageLimit(args.limit);
   const rows = await ctx.em.find(
     Product,
@@ -104,12 +99,10 @@ async function findProduct(ctx: Ctx, storeId: string, id: string): Promise<Produ
 }
 
 export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   return productView(await findProduct(ctx, storeId, id), await storeCurrency(ctx, storeId));
 }
 
 export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
-  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const product = await findProduct(tx, storeId, id);
@@ -138,7 +131,6 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
 }
 
 export async function deleteProduct(ctx: Ctx, storeId: string, id: string): Promise<void> {
-  await requireStoreAccess(ctx, storeId, WRITE_PRODUCTS);
   await transaction(ctx, async (tx) => {
     const product = await findProduct(tx, storeId, id);
     const view = productView(product, await storeCurrency(tx, storeId));

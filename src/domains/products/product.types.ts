@@ -2,6 +2,7 @@ import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsIn, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
+import { Page } from '../../lib/pagination.js';
 
 export const PRODUCT_STATUSES = ['draft', 'active', 'archived'];
 
@@ -44,14 +45,8 @@ export class ProductType {
   updatedAt!: string;
 }
 
-@ObjectType()
-export class ProductPage {
-  @Field(() => [ProductType])
-  data!: ProductType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const ProductPage = Page(ProductType);
+export type ProductPage = InstanceType<typeof ProductPage>;
 
 @InputType()
 export class ProductCreateInput {

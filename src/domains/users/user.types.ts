@@ -2,6 +2,7 @@ import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { IsEmail, IsIn, Length, MaxLength, MinLength } from 'class-validator';
 import { PLATFORM_ROLES } from './user.entity.js';
 import type { User } from './user.entity.js';
+import { Page } from '../../lib/pagination.js';
 
 @ObjectType('User', { description: 'A person with an account; never carries a password hash.' })
 export class UserType {
@@ -39,14 +40,8 @@ export class UserType {
   }
 }
 
-@ObjectType()
-export class UserPage {
-  @Field(() => [UserType])
-  data!: UserType[];
-
-  @Field(() => String, { nullable: true })
-  nextCursor!: string | null;
-}
+export const UserPage = Page(UserType);
+export type UserPage = InstanceType<typeof UserPage>;
 
 @InputType({ description: 'Admin-only account creation.' })
 export class UserCreateInput {
