@@ -28,7 +28,7 @@ async function main() {
     throw err;
   }
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
-  log.info({ url: service.url, database }, `souk listening on ${service.url}`);
+  log.info({ url: service.url, database }, `souk listening on ${service.url} (database: ${database})`);
 
   let stopping = false;
   const stop = async (signal: string) => {
