@@ -28,13 +28,15 @@ async function main() {
     throw err;
   }
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
-  log.info({ url: service.url, database }, `souk listening on ${service.url} (database: ${database})`);
+  // The start and shutdown lines are written whatever LOG_LEVEL says (supervisors and tests read them).
+  const lifecycle = createLogger('info');
+  lifecycle.info({ url: service.url, database }, `souk listening on ${service.url} (database: ${database})`);
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, `${signal} received, shutting down`);
+    lifecycle.info({ signal }, `${signal} received, shutting down`);
     const timer = setTimeout(() => {
       log.fatal('shutdown took over 20 s, exiting');
       process.exit(1);
