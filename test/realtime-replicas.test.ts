@@ -9,7 +9,7 @@ import pg from 'pg';
 import { client, freshDatabase, ownerWithStore, type Api } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, openSse, STORE_EVENTS } from './sse-client.js';
-import { initOrm, type DatabaseTarget } from '../src/db/orm.js';
+import { initOrm, serverTarget, type DatabaseTarget } from '../src/db/orm.js';
 import { MIGRATIONS } from '../src/db/migrations/index.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
@@ -87,7 +87,7 @@ async function createOrder(api: Api, storeId: string, token: string) {
 
 test('replicas starting together on a new database migrate one at a time', { skip }, async () => {
   const fresh = await freshDatabase();
-  const target: DatabaseTarget = { connection: { connectionString: fresh.url! }, embedded: false, async close() {} };
+  const target: DatabaseTarget = serverTarget(fresh.url!);
   try {
     const orms = await Promise.all([initOrm(target), initOrm(target), initOrm(target)]);
     await Promise.all(orms.map((o) => o.close(true)));
