@@ -202,7 +202,7 @@ describe('several replicas on one PostgreSQL', { skip }, () => {
     const pool = new pg.Client({ connectionString: db.url! });
     await pool.connect();
     try {
-      const committed = Number((await pool.query('select event_seq from stores where id = $1', [s.storeId])).rows[0].event_seq);
+      const committed = Number((await pool.query('select seq from store_event_seqs where store_id = $1', [s.storeId])).rows[0].seq);
       assert.ok(committed > seen.length, `events were committed after the first stream closed (${committed})`);
       const resumed = await openSse(streamUrl, { ...auth, 'last-event-id': String(seen[seen.length - 1]) });
       await resumed.waitFor(committed - seen.length, 30_000);

@@ -65,15 +65,17 @@ async function insertEvent(ctx: Ctx, storeId: string, event: string, data: Recor
   const em = tx.em as EntityManager;
   const now = new Date();
   const timestamp = now.toISOString();
-  // One statement while the store row is locked: the row lock on the store orders concurrent
-  // writers (sequence order is commit order), so every round trip here caps a store's write rate.
+  // One statement. The upsert locks the store's sequence row until commit, so sequence order is
+  // commit order; every round trip after it caps a store's write rate, and no other lock may be
+  // taken after it (it is the last lock of every transaction).
   // On a server the NOTIFY reaches every replica's LISTEN connection at commit, never for a
   // rollback; each replica (this one included) publishes from there only, so nothing is doubled.
   const notify = !tx.deps.embedded;
   const [row] = await em.execute<Array<{ seq: string | number; hooks: string[] }>>(
-    `with s as (update stores set event_seq = event_seq + 1 where id = ? returning event_seq),
+    `with s as (insert into store_event_seqs as q (store_id, seq) values (?, 1)
+                on conflict (store_id) do update set seq = q.seq + 1 returning seq),
           e as (insert into store_events (store_id, seq, event, data, created_at)
-                select ?, s.event_seq, ?, ?::jsonb, ? from s returning seq)
+                select ?, s.seq, ?, ?::jsonb, ? from s returning seq)
      select e.seq,
             ${notify ? "pg_notify(?, ?::text || ':' || e.seq::text)" : 'null'} as notified,
             ${deliver ? `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')` : "'{}'::text[]"} as hooks

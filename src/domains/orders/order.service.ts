@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus, type OrderItem } from './order.entity.js';
 import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } from './order.types.js';
@@ -10,9 +10,7 @@ import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
-import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
-import { storeCurrency } from '../stores/currency.js';
 import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
 import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
@@ -53,7 +51,8 @@ export function orderView(o: Order): OrderType {
 /** Items name products of the store or carry their own name and price; one query for all products. */
 async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: OrderItemInput[], path: string): Promise<OrderItem[]> {
   const ids = [...new Set(items.map((i) => i.productId).filter((id): id is string => !!id))];
-  const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }) : [];
+  // Share-locked: a product is not deleted under an order that names it.
+  const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ }) : [];
   const byId = new Map(products.map((p) => [p.id, p]));
   return items.map((item, i) => {
     const product = item.productId ? byId.get(item.productId) : undefined;
@@ -70,13 +69,48 @@ async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: 
 export const itemsTotal = (items: OrderItem[]) => sumMinor(items.map((i) => lineMinor(i.price, i.quantity)));
 const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => Math.max(0, itemsTotal(order.items) + order.shippingCost - order.discount);
 
+/**
+ * The store's currency and the status a new order takes (the first of kind `new` by position),
+ * in one round trip. The status row is share-locked, so a rename or delete of it waits for the
+ * order to commit and then moves it too.
+ */
+async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<{ currency: string; statusId: string; status: string }> {
+  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(
+    `select s.currency, st.id as status_id, st.slug
+       from stores s
+       left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for share) st on true
+      where s.id = ?`,
+    [storeId],
+  );
+  if (!row) throw notFound('store');
+  if (!row.status_id || !row.slug) throw new Error(`store ${storeId} has no status of kind new`);
+  tx.storeCurrencies ??= new Map();
+  tx.storeCurrencies.set(storeId, row.currency);
+  return { currency: row.currency, statusId: row.status_id, status: row.slug };
+}
+
+/**
+ * A new order takes no store-wide lock: it reads what it needs (share-locking the status and the
+ * products it names), inserts, and records its event, whose sequence row is the only lock it
+ * queues on, from that statement to commit. A store deleted meanwhile ends in a 404.
+ */
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
+  try {
+    return await createOrderOnce(ctx, storeId, input);
+  } catch (err) {
+    if (!(err instanceof ForeignKeyConstraintViolationException)) throw err;
+    const [store] = await ctx.em.execute('select 1 from stores where id = ?', [storeId]);
+    if (!store) throw notFound('store');
+    // A landing page or shipping method named by the order was deleted while it was written.
+    throw conflict('A record this order names was deleted meanwhile; try again');
+  }
+}
+
+async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   return transaction(ctx, async (tx) => {
-    await lockStore(tx, storeId);
-    const currency = await storeCurrency(tx, storeId);
+    const { currency, statusId, status } = await newOrderDefaults(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
-    const status = await initialStatus(tx, storeId);
     const shippingCost = await orderShippingCost(tx, storeId, currency, input);
     const address = input.shippingAddress;
     const token = newPaymentToken();
@@ -99,8 +133,8 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       shippingType: input.shippingType ?? null,
       shippingCost,
       total: totalOf({ items, shippingCost, discount: 0 }),
-      statusId: status.id,
-      status: status.slug,
+      statusId,
+      status,
       metadata: input.metadata ?? {},
       paymentTokenHash: token.hash,
       landingPageId,
