@@ -106,7 +106,9 @@ test('SIGKILL a replica holding claimed deliveries: the other sends them within 
     const jobs = async () =>
       (
         await pool.query<{ delivery: string; order: string; state: string }>(
-          `select data->>'deliveryId' as delivery, data->'data'->'order'->>'id' as order, state from pgboss.job where name = 'webhook-delivery' and data->>'storeId' = $1`,
+          `select j.data->>'deliveryId' as delivery, e.data->'order'->>'id' as order, j.state
+             from pgboss.job j join store_events e on e.store_id = j.data->>'storeId' and e.seq = (j.data->>'seq')::bigint
+            where j.name = 'webhook-delivery' and j.data->>'storeId' = $1`,
           [s.storeId],
         )
       ).rows;

@@ -219,7 +219,9 @@ describe('several replicas on one PostgreSQL', { skip }, () => {
       for (let i = 0; i < 150; i++) {
         jobs = (
           await pool.query(
-            `select state, data->'data'->'order'->>'id' as order from pgboss.job where name = 'webhook-delivery' and data->>'storeId' = $1`,
+            `select j.state, e.data->'order'->>'id' as order
+               from pgboss.job j join store_events e on e.store_id = j.data->>'storeId' and e.seq = (j.data->>'seq')::bigint
+              where j.name = 'webhook-delivery' and j.data->>'storeId' = $1`,
             [s.storeId],
           )
         ).rows;

@@ -7,11 +7,11 @@ import { Product } from '../products/product.entity.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { recordEvent } from '../../events/outbox.js';
+import { recordEvent, recordEvents } from '../../events/outbox.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
-import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
+import { holdsStock, lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
 import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
@@ -317,13 +317,18 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     // Every product the batch may move, locked up front in id order (no deadlock between batches).
     await lockProductsOfOrders(tx, storeId, orders);
     const result: ApplyManyResult = { data: [], failed: [] };
+    // Moves that take or give back no stock are decided here and written together: one UPDATE
+    // (the unit of work batches them) and one statement for all their events. Moves that move
+    // stock go one by one, so a product short of stock fails only its own order.
+    const plain: Array<{ record: OrderType; previous: OrderType }> = [];
+    const now = new Date();
     for (const id of ids) {
       const order = byId.get(id);
       if (!order) {
         result.failed.push({ id, code: 'NOT_FOUND' });
       } else if (!moveAllowed(kinds.get(order.statusId), status)) {
         result.failed.push({ id, code: 'CONFLICT' });
-      } else {
+      } else if (movesStock(order, kinds.get(order.statusId), status.kind)) {
         try {
           await changeOrder(tx, order, (o) => setStatus(o, status));
           result.data.push({ id, status: order.status });
@@ -331,10 +336,26 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
           if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
           result.failed.push({ id, code: 'CONFLICT' });
         }
+      } else {
+        const previous = orderView(order);
+        setStatus(order, status);
+        const record = orderView(order);
+        if (JSON.stringify({ ...record, updatedAt: null }) !== JSON.stringify({ ...previous, updatedAt: null })) {
+          order.updatedAt = now;
+          plain.push({ record: orderView(order), previous });
+        }
+        result.data.push({ id, status: order.status });
       }
     }
+    await tx.em.flush();
+    await recordEvents(tx, storeId, 'orderUpdated', plain);
     return result;
   });
+}
+
+/** Whether moving the order to a status of `toKind` takes or gives back stock. */
+function movesStock(order: Order, fromKind: string | undefined, toKind: string): boolean {
+  return holdsStock(fromKind) !== holdsStock(toKind) && order.items.some((i) => i.productId);
 }
 
 /**
@@ -354,7 +375,7 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
     [storeId, fromId, to.id, to.slug, to.kind === 'rejected', CONFIRMED_KINDS.has(to.kind), new Date(), new Date()],
   );
   rows.sort((a, b) => (a.id < b.id ? -1 : 1));
-  for (const { prev_status_id, prev_status, prev_reject_reason, prev_confirmed_at, prev_updated_at, ...row } of rows) {
+  const events = rows.map(({ prev_status_id, prev_status, prev_reject_reason, prev_confirmed_at, prev_updated_at, ...row }) => {
     const view = orderView(em.map(Order, row));
     const previous: OrderType = {
       ...view,
@@ -364,8 +385,9 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
       confirmedAt: prev_confirmed_at ? new Date(prev_confirmed_at).toISOString() : null,
       updatedAt: new Date(prev_updated_at).toISOString(),
     };
-    await recordEvent(tx, { storeId, event: 'orderUpdated', record: view, previous });
-  }
+    return { record: view, previous };
+  });
+  await recordEvents(tx, storeId, 'orderUpdated', events);
   return rows.length;
 }
 
