@@ -133,7 +133,8 @@ test('SIGKILL a replica holding claimed deliveries: the other sends them within 
     assert.ok(resentBy <= 45_000, `sent again ${resentBy} ms after the kill`);
     for (const copies of resent) {
       assert.equal(new Set(copies.map((c) => c.raw.toString())).size, 1, 'the same bytes each time');
-      assert.ok(copies[0].at <= killedAt && copies[copies.length - 1].at > killedAt, 'first from A, again after its death');
+      // A request A wrote just before the kill can still be read by the receiver a moment after it.
+      assert.ok(copies[0].at <= killedAt + 500 && copies[copies.length - 1].at > killedAt + 500, 'first from A, again after its death');
     }
     const ids = new Set(rx.received.filter(mine).map((r) => String(r.headers['x-svc-delivery'])));
     assert.deepEqual([...ids].sort(), all.map((j) => j.delivery).sort(), 'no delivery under another id');

@@ -186,7 +186,10 @@ const STOP_WAIT_MS = 10_000;
  * X-Svc-Delivery, and an attempt already recorded is never sent again.
  */
 export class DeliveryPump {
+  /** Jobs claimed and not yet attempted: what the capacity bounds (the receivers' share). */
   private inFlight = 0;
+  /** Attempts made and not yet recorded: bounded too, so a slow database slows claiming. */
+  private unsettled = 0;
   private stopping = false;
   private wakeUp: (() => void) | null = null;
   private poked = false;
@@ -210,7 +213,7 @@ export class DeliveryPump {
     this.poke();
     await this.loopDone;
     const deadline = Date.now() + STOP_WAIT_MS;
-    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((this.inFlight > 0 || this.unsettled > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   }
 
   private poke(): void {
@@ -240,8 +243,11 @@ export class DeliveryPump {
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      const room = this.capacity - this.inFlight;
-      if (room <= 0) {
+      // A slot frees as soon as its attempt is made; recording is grouped behind it.
+      const room = this.unsettled >= this.capacity * 4 ? 0 : this.capacity - this.inFlight;
+      // Under load, claim in batches of a quarter of the slots or more: each claim is followed
+      // by one load of webhooks and payloads, whose cost is per batch, not per delivery.
+      if (room <= 0 || (room < this.capacity / 4 && this.inFlight > 0)) {
         await this.sleep(POLL_MS);
         continue;
       }
@@ -285,6 +291,8 @@ export class DeliveryPump {
 
   private settle(jobId: string, recorded: RecordedAttempt | null): void {
     this.settling.push({ jobId, attempt: recorded });
+    this.unsettled++;
+    this.release(1);
     if (!this.flushing) this.flushing = this.flush();
   }
 
@@ -300,7 +308,8 @@ export class DeliveryPump {
       } catch (err) {
         this.deps.log.error({ err: (err as Error).message }, 'recording deliveries failed');
       }
-      this.release(group.length);
+      this.unsettled -= group.length;
+      this.poke();
     }
     this.flushing = null;
   }
