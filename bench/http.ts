@@ -26,7 +26,9 @@ try {
     ['REST GET .../orders (20)', () => send(svc.port, 'GET', `/v1/stores/${storeId}/orders?limit=20`, auth)],
   ];
   const results: Array<[string, LoadResult]> = [];
-  for (const [name, one] of targets) {
+  // BENCH_ONLY=2 runs /healthz and the second target only (for a profile of one read).
+  const only = process.env.BENCH_ONLY ? [0, Number(process.env.BENCH_ONLY) - 1] : null;
+  for (const [name, one] of targets.filter((_, i) => !only || only.includes(i))) {
     const first = await one();
     if (first.status !== 200 || first.text.includes('"errors"')) throw new Error(`${name} answered ${first.status}: ${first.text.slice(0, 300)}`);
     await closedLoop(CONCURRENCY, WARMUP_MS, 1e9, one);
