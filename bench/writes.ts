@@ -38,11 +38,14 @@ async function measure(kind: string) {
     const { token, storeId } = await userAndStore(svc.url);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     const body = JSON.stringify({ customerName: 'Bench Buyer', customerPhone: '0550000000', items: [{ name: 'Tea', price: 350, quantity: 2 }] });
-    const create = () => send(svc.port, 'POST', `/v1/stores/${storeId}/orders`, headers, body);
+    // BENCH_STORES=n spreads the writers over n stores of the same owner (one by default, as the goal is stated).
+    const stores = [storeId];
+    for (let i = 1; i < Number(process.env.BENCH_STORES ?? 1); i++) stores.push((await json(svc.url, 'POST', '/v1/stores', { name: `Bench ${i}` }, token)).id);
+    const create = (i: number) => send(svc.port, 'POST', `/v1/stores/${stores[i % stores.length]}/orders`, headers, body);
     await closedLoop(CONCURRENCY, WARMUP_MS, 1e9, create);
     rows.push({ db: kind, webhook: false, r: await closedLoop(CONCURRENCY, SECONDS * 1000, 1e9, create) });
 
-    await json(svc.url, 'POST', `/v1/stores/${storeId}/integrations/webhooks`, { name: 'bench', url: hookUrl, events: ['orderCreated'] }, token);
+    for (const id of stores) await json(svc.url, 'POST', `/v1/stores/${id}/integrations/webhooks`, { name: 'bench', url: hookUrl, events: ['orderCreated'] }, token);
     received = 0;
     const r = await closedLoop(CONCURRENCY, SECONDS * 1000, 1e9, create);
     const doneAt = performance.now();

@@ -138,9 +138,10 @@ async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInpu
       metadata: input.metadata ?? {},
       paymentTokenHash: token.hash,
       landingPageId,
-    });
+    }, { persist: false });
     if (input.promoCode) await applyPromo(tx, order, input.promoCode);
-    await tx.em.flush();
+    // One INSERT, without the unit of work's change-set pass (nothing else changed here).
+    await tx.em.insert(order);
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
     // The token is shown once, to the creator; payloads and later reads never carry it.
