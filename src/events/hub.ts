@@ -108,7 +108,7 @@ export async function startHub(deps: Deps): Promise<RealtimeHub> {
 /**
  * One LISTEN connection per replica. A notification says "store S committed event N"; the
  * rows are read back in sequence order, only for stores with local subscribers. Sequence
- * numbers of a store are committed in order (the store row lock is held from numbering to
+ * numbers of a store are committed in order (its sequence row is locked from numbering to
  * commit), so reading "after the last one handed out" never skips one, and after a lost
  * connection the same read catches every watched store up.
  */
