@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
+import { client, within, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
 
@@ -9,15 +9,6 @@ let B: TestService;
 let apiA: Api;
 let apiB: Api;
 
-/** Polls `probe` until it returns true; the elapsed milliseconds, or Infinity after `limitMs`. */
-async function within(limitMs: number, probe: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < limitMs) {
-    if (await probe()) return performance.now() - started;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return Infinity;
-}
 
 describe('cached tokens and memberships on two replicas', { skip }, () => {
   before(async () => {

@@ -8,12 +8,18 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+/** A listener whose connection also answers queries (reads that must not queue behind the pool). */
+export interface ListeningConnection extends Listener {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  connected(): boolean;
+}
+
 /**
  * A LISTEN connection of its own on one channel. `onPayload(payload)` on each notification;
  * `onPayload(null)` after a reconnect, since notifications sent while no connection listened
  * are lost and whatever they would have said must be assumed.
  */
-export async function listenChannel(deps: Deps, channel: string, name: string, onPayload: (payload: string | null) => void): Promise<Listener> {
+export async function listenChannel(deps: Deps, channel: string, name: string, onPayload: (payload: string | null) => void): Promise<ListeningConnection> {
   let client: pg.Client | null = null;
   let closed = false;
 
@@ -64,6 +70,11 @@ export async function listenChannel(deps: Deps, channel: string, name: string, o
 
   await connect();
   return {
+    query(text, values) {
+      if (!client) return Promise.reject(new Error(`the ${name} LISTEN connection is down`));
+      return client.query(text, values);
+    },
+    connected: () => client !== null,
     async close() {
       closed = true;
       const c = client;
