@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
@@ -138,7 +138,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   const app = Fastify({
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
     // logRequests writes one line per request instead of fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
