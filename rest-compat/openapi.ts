@@ -77,11 +77,11 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
 
   const ref = (type: GraphQLNamedType): Json => {
     if (isScalarType(type)) return SCALARS[type.name] ?? { type: 'string' };
+    // Enums inline: their values are the wire strings, and clients type them as literal unions.
+    if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.value), ...(type.description ? { description: type.description } : {}) };
     if (!components[type.name]) {
       components[type.name] = {};
-      if (isEnumType(type)) {
-        components[type.name] = { type: 'string', enum: type.getValues().map((v) => v.value) };
-      } else if (isUnionType(type)) {
+      if (isUnionType(type)) {
         components[type.name] = { oneOf: type.getTypes().map(ref) };
       } else if (isObjectType(type) || isInputObjectType(type)) {
         const fields = Object.values(type.getFields());
@@ -114,6 +114,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
   /** `type: [T, 'null']` where T is one JSON type (OpenAPI 3.1), else a oneOf with null. */
   const orNull = (s: Json): Json => {
     if (Object.keys(s).length === 0) return s;
+    if (Array.isArray(s.enum)) return { ...s, type: [s.type, 'null'], enum: [...s.enum, null] };
     if (typeof s.type === 'string' && !s.$ref) return { ...s, type: [s.type, 'null'] };
     return { oneOf: [s, { type: 'null' }] };
   };

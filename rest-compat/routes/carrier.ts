@@ -90,7 +90,7 @@ export default group('carrier', [
     method: 'GET',
     path: `${base}/parcels`,
     summary: "The store's parcels, newest first (?orderId=, ?status=)",
-    operation: `query($storeId: ID!, $orderId: ID, $status: String, $limit: Int, $cursor: String) { parcels(storeId: $storeId, orderId: $orderId, status: $status, limit: $limit, cursor: $cursor) { data { ${PARCEL} } nextCursor } }`,
+    operation: `query($storeId: ID!, $orderId: ID, $status: ParcelStatus, $limit: Int, $cursor: String) { parcels(storeId: $storeId, orderId: $orderId, status: $status, limit: $limit, cursor: $cursor) { data { ${PARCEL} } nextCursor } }`,
   }),
   route({
     method: 'GET',
