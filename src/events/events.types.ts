@@ -1,4 +1,4 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { Page } from '../lib/pagination.js';
 import { StoreEventName } from './names.js';
@@ -11,7 +11,7 @@ export class StoreEventType {
   @Field(() => StoreEventName)
   event!: string;
 
-  @Field(() => String, { description: 'ISO 8601 UTC with milliseconds; the webhook payload carries the same.' })
+  @Field(() => GraphQLISODateTime, { description: 'ISO 8601 UTC with milliseconds; the webhook payload carries the same.' })
   timestamp!: string;
 
   @Field(() => ID)

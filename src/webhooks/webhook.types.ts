@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { graphqlEnum } from '../core/enums.js';
@@ -35,10 +35,10 @@ export class WebhookType {
   @Field(() => Boolean)
   hasSecret!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -166,7 +166,7 @@ export class DeliveryType {
   @Field(() => ID, { nullable: true, description: 'The history entry this delivery sent again.' })
   redeliveryOf!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 }
 

@@ -1,4 +1,4 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
@@ -121,7 +121,7 @@ export class ParcelHistoryEntryType {
   @Field(() => String, { nullable: true })
   reason!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   occurredAt!: string;
 
   @Field(() => ParcelEventSource)
@@ -172,10 +172,10 @@ export class ParcelType {
   @Field(() => [ParcelHistoryEntryType])
   history!: ParcelHistoryEntryType[];
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -328,7 +328,7 @@ export class CarrierWebhookType {
   @Field(() => Boolean)
   hasSecret!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   lastEventAt!: string | null;
 }
 

@@ -1,4 +1,4 @@
-import { Field, InputType, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, InputType, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
@@ -31,13 +31,13 @@ export class IntegrationType {
   @Field(() => String, { nullable: true })
   lastError!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   lastSuccessAt!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

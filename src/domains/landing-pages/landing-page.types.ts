@@ -1,4 +1,4 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional, Length, Matches } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
@@ -30,10 +30,10 @@ export class ProductLandingPageType {
   @Field(() => GraphQLJSONObject, { description: "The page builder's content, stored as given." })
   content!: Record<string, unknown>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

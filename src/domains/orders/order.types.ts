@@ -1,4 +1,4 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
 import { ArrayMaxSize, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
@@ -107,7 +107,7 @@ export class OrderType {
   @Field(() => String, { nullable: true })
   paymentMethod!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Set on the first move to a confirmed or fulfilled kind, never cleared.' })
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'Set on the first move to a confirmed or fulfilled kind, never cleared.' })
   confirmedAt!: string | null;
 
   @Field(() => ID, { nullable: true })
@@ -125,10 +125,10 @@ export class OrderType {
   @Field(() => GraphQLJSONObject)
   metadata!: Record<string, unknown>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 
   @Field(() => String, { nullable: true, description: "Only in the create response: a bearer token for this order's payment methods, select, checkout and status." })

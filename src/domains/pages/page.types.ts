@@ -1,4 +1,4 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
 import { IsOptional, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { PAGE_STATUSES } from './page.entity.js';
 import { SLUG_PATTERN } from '../../lib/slug.js';
@@ -52,16 +52,16 @@ export class PageType {
   @Field(() => PageStatus)
   status!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   publishedAt!: string | null;
 
   @Field(() => SeoType)
   seo!: SeoType;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -148,6 +148,6 @@ export class PageViewType {
   @Field(() => SeoType)
   seo!: SeoType;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }

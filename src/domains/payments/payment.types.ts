@@ -1,4 +1,4 @@
-import { Field, Float, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
 import { IsOptional, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
 import type { PaymentState as PaymentStateName, RefundState as RefundStateName } from '../../providers/payment.js';
@@ -42,13 +42,13 @@ export class PaymentType {
   @Field(() => PaymentState)
   status!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   paidAt!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -75,10 +75,10 @@ export class RefundType {
   @Field(() => RefundState)
   status!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

@@ -1,4 +1,4 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { ArrayMaxSize, IsInt, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
 
@@ -41,19 +41,19 @@ export class PromoType {
   @Field(() => [ID], { description: 'Empty: every product.' })
   productIds!: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   startsAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   endsAt!: string | null;
 
   @Field(() => Boolean)
   active!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

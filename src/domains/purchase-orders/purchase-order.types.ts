@@ -1,4 +1,4 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, ArrayMinSize, IsEmail, IsInt, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 import { BatchFailure, BatchInput, BatchSummary, MAX_BATCH_IDS } from '../../lib/batch.js';
@@ -69,7 +69,7 @@ export class ReceiptType {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   at!: string;
 
   @Field(() => ID, { nullable: true })
@@ -84,7 +84,7 @@ export class SendType {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   at!: string;
 
   @Field(() => String, { description: 'The recipients, comma-separated.' })
@@ -141,16 +141,16 @@ export class PurchaseOrderType {
   @Field(() => String, { nullable: true })
   notes!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   expectedAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   sentAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   receivedAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   cancelledAt!: string | null;
 
   @Field(() => String, { nullable: true })
@@ -162,10 +162,10 @@ export class PurchaseOrderType {
   @Field(() => [SendType])
   sends!: SendType[];
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

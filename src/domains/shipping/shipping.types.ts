@@ -1,4 +1,4 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { DELIVERY_TYPES, METHOD_POLICIES, METHOD_STATUSES, PRICE_STATUSES } from './shipping.entity.js';
@@ -36,10 +36,10 @@ export class ShippingPriceType {
   })
   prices!: Record<string, Record<string, Record<string, number | null>>>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -138,10 +138,10 @@ export class ShippingMethodType {
   @Field(() => Int, { description: 'How many methods were forked from this one.' })
   forks!: number;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { COMPONENT_POLICIES } from './component.entity.js';
@@ -64,10 +64,10 @@ export class TemplateComponentType {
   @Field(() => Boolean, { description: "A fork whose source's version moved past the one it was forked from." })
   updateAvailable!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
