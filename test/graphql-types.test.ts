@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { buildSchema, getNamedType, isEnumType, isListType, isNonNullType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { assertProblem, client, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { createSchema } from '../src/server/schema.js';
+import { policyOf } from '../src/core/policy.js';
 
 let svc: TestService;
 let api: Api;
@@ -63,6 +65,30 @@ describe('closed value sets are GraphQL enums named by their wire values', () =>
     // Webhook inputs keep strings: legacy spellings (`order.created`) are accepted there.
     const events = field('WebhookCreateInput', 'events').type;
     assert.ok(!isNonNullType(events) && isListType(events) && getNamedType(events).name === 'String');
+  });
+});
+
+describe('one spelling per concept', () => {
+  test("a store-scoped root field names its store argument storeId (the store's own fields: id)", async () => {
+    const live = await createSchema();
+    const odd: string[] = [];
+    for (const root of [live.getQueryType()!, live.getMutationType()!, live.getSubscriptionType()!]) {
+      for (const f of Object.values(root.getFields())) {
+        const policy = policyOf(f);
+        const storeArg = policy?.kind === 'store' ? (policy.arg ?? 'storeId') : f.args.find((a) => /store/i.test(a.name))?.name;
+        if (!storeArg) continue;
+        const own = ['store', 'updateStore', 'deleteStore'].includes(f.name);
+        if (storeArg !== (own ? 'id' : 'storeId') || !f.args.some((a) => a.name === storeArg)) odd.push(`${root.name}.${f.name}(${storeArg})`);
+      }
+    }
+    assert.deepEqual(odd, []);
+  });
+
+  test('webhooks are one list field; a webhook and its history name it alike', () => {
+    const q = schema.getQueryType()!.getFields();
+    assert.equal(q.webhookList, undefined);
+    assert.deepEqual(q.webhook.args.map((a) => a.name).sort(), ['id', 'storeId']);
+    assert.deepEqual(q.webhookHistory.args.map((a) => a.name).sort(), ['storeId', 'webhookId']);
   });
 });
 
