@@ -226,6 +226,10 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, errorCodesPlugin, ...(limits.plugins as ApolloServerPlugin<Ctx>[])],
     // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
     introspection: deps.config.graphqlIntrospection,
+    // Apollo's CSRF check wants a header no simple cross-site request can carry. Authorization is
+    // one (browsers preflight it), so a GET with a bearer token passes as it is; an anonymous GET
+    // still names apollo-require-preflight, in case an ambient credential ever appears.
+    csrfPrevention: { requestHeaders: ['apollo-require-preflight', 'x-apollo-operation-name', 'authorization'] },
   });
   await apollo.start();
   await app.register(fastifyApollo(apollo), {
