@@ -39,6 +39,7 @@ const ERRORS: Record<string, string> = {
   '404': 'No such resource, or a store the caller is not a member of',
   '409': 'A unique value is taken, or the resource is in a state that does not allow this',
   '413': 'Body over 1 MiB',
+  '414': 'A path parameter over 256 characters',
   '422': 'A count limit is reached',
   '429': 'Too many requests',
   '500': 'Unexpected error',
@@ -178,7 +179,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
         '200': { description: 'Accepted', content: { 'application/json': { schema: (typeof r.responseSchema === 'function' ? undefined : r.responseSchema) ?? { type: 'object' } } } },
         ...(r.extraResponses ?? {}),
       };
-      for (const code of ['400', '401', '413', '500']) {
+      for (const code of ['400', '401', '413', ...(c.pathParams.length ? ['414'] : []), '500']) {
         responses[code] = { description: code === '401' ? 'Unverifiable: unknown target, not configured, or a bad or stale signature' : ERRORS[code], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
       }
       (paths[r.path] ??= {})[r.method.toLowerCase()] = {
@@ -236,9 +237,11 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
       '403',
       '404',
       ...(write ? ['409', '413'] : []),
-      ...(r.method === 'POST' || r.method === 'PUT' ? ['422'] : []),
+      ...(c.pathParams.length ? ['414'] : []),
+      // Count limits: creating, replacing, or a change that starts work (a studio PATCH that generates).
+      ...(r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH' ? ['422'] : []),
       '429',
-      ...(r.operation && /Provider|carrier|payment|Carrier|Payment|ads|Ads|connector|Connector/.test(r.operation) ? ['502', '503'] : []),
+      ...(r.operation && /Provider|carrier|payment|Carrier|Payment|ads|Ads|connector|Connector|BrandStudio/.test(r.operation) ? ['502', '503'] : []),
     ];
     for (const code of codes.sort()) {
       responses[code] = {
