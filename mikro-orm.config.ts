@@ -1,11 +1,7 @@
 import { defineConfig } from '@mikro-orm/postgresql';
-import { ormOptions } from './src/db/orm.js';
+import { ormOptions, serverTarget } from './src/db/orm.js';
 
 /** For the MikroORM CLI against DATABASE_URL (the service itself configures the ORM in src/db/orm.ts). */
 export default defineConfig(
-  ormOptions({
-    connection: { connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
-    embedded: false,
-    async close() {},
-  }),
+  ormOptions(serverTarget(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')),
 );

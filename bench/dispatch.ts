@@ -1,29 +1,34 @@
-// Webhook dispatch benchmark: commit-to-receiver latency at a fixed event rate, and sustained
+// Webhook dispatch benchmark: commit-to-receiver latency at fixed order rates (50/100/200 per second), and sustained
 // deliveries per second against a raw got POST loop to the same receiver in the same run.
-// Uses DATABASE_URL when set, an embedded PGlite otherwise. Loopback only, bounded in time.
+// PostgreSQL (a fresh database) by default, BENCH_DB=embedded for PGlite. Loopback only, bounded in time.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import got from 'got';
+import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
 import { createContext } from '../src/core/context.js';
-import { createProduct } from '../src/domains/products/product.service.js';
 import { sendWebhookEvent } from '../src/webhooks/webhook.service.js';
 import { DeliveryPump } from '../src/webhooks/dispatcher.js';
 import { getQueue } from '../src/events/queue.js';
+import { freshDatabase, machine, pct, send } from './lib.js';
 
-const RATE = Number(process.env.BENCH_RATE ?? 200);
+// Statements sent to the database while the queue drains, per delivery.
+let statements = 0;
+const pgQuery = pg.Client.prototype.query;
+(pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+  statements++;
+  return (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
+};
+
+const RATES = (process.env.BENCH_RATES ?? '50,100,200').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BURST = Number(process.env.BENCH_BURST ?? 2000);
 const CONCURRENCY = 16;
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 
 let onDelivery: (body: Buffer, at: number) => void = () => {};
 const receiver = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -38,8 +43,12 @@ await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 const rxUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'souk-bench-'));
+// PostgreSQL by default (a fresh database); BENCH_DB=embedded for the embedded PGlite.
+const db = process.env.BENCH_DB === 'embedded' ? null : await freshDatabase('dispatch');
 const config = loadConfig({
   ...process.env,
+  ...(db ? { DATABASE_URL: db.url } : { DATABASE_URL: '' }),
+  SOUK_AUTH_RATE_LIMIT_IP: '100000',
   NODE_ENV: 'test',
   SOUK_DATA_DIR: dataDir,
   PORT: '0',
@@ -58,36 +67,40 @@ const api = async (method: string, path: string, token?: string, body?: unknown)
 };
 
 try {
-  console.log(`database: ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}`);
+  console.log(`souk bench:dispatch  ${machine()}, ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}`);
   const { token } = await api('POST', '/v1/users/auth/signup', undefined, { email: `bench${Date.now()}@example.com`, password: 'bench-password', name: 'Bench' });
   const store = await api('POST', '/v1/stores', token, { name: 'Bench' });
-  await api('POST', `/v1/stores/${store.id}/integrations/webhooks`, token, { name: 'bench', url: rxUrl, events: ['productCreated'] });
-
-  // 1. Latency at a fixed rate: payload timestamp (written in the committing transaction) to arrival.
-  const latencies: number[] = [];
-  onDelivery = (body, at) => latencies.push(at - Date.parse(JSON.parse(body.toString()).timestamp));
-  const total = RATE * SECONDS;
-  const started = Date.now();
-  // Events are written through the service layer (one transaction each, as an API write does);
-  // the HTTP and GraphQL cost of the write itself is measured by bench:http.
+  await api('POST', `/v1/stores/${store.id}/integrations/webhooks`, token, { name: 'bench', url: rxUrl, events: ['orderCreated', 'productCreated'] });
+  await api('POST', `/v1/stores/${store.id}/products`, token, { name: 'Sample', price: 1 });
   const ctx = await createContext(service.deps, `Bearer ${token}`, '127.0.0.1');
-  const writes: Promise<unknown>[] = [];
-  let failed = 0;
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / RATE;
-    const wait = due - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    writes.push(createProduct({ ...ctx, em: service.deps.orm.em.fork() as typeof ctx.em, memberships: new Map() }, store.id, { name: `p${i}`, price: 1 }).catch(() => failed++));
+
+  // 1. Latency at fixed rates: orders created over HTTP at a steady pace (open loop); from the
+  // payload's timestamp (taken in the committing transaction) to the receiver's arrival.
+  const port = Number(new URL(service.url).port);
+  const orderBody = JSON.stringify({ customerName: 'Bench Buyer', items: [{ name: 'Tea', price: 350 }] });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  console.log(`${'rate/s'.padStart(7)}${'orders'.padStart(8)}${'written in s'.padStart(14)}${'delivered'.padStart(11)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`);
+  for (const rate of RATES) {
+    const latencies: number[] = [];
+    onDelivery = (body, at) => latencies.push(at - Date.parse(JSON.parse(body.toString()).timestamp));
+    const total = rate * SECONDS;
+    const started = Date.now();
+    const writes: Promise<unknown>[] = [];
+    let failed = 0;
+    for (let i = 0; i < total; i++) {
+      const wait = started + (i * 1000) / rate - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      writes.push(send(port, 'POST', `/v1/stores/${store.id}/orders`, headers, orderBody).then((r) => r.status === 201 || failed++, () => failed++));
+    }
+    await Promise.all(writes);
+    const writeSeconds = (Date.now() - started) / 1000;
+    const deadline = Date.now() + 30_000;
+    while (latencies.length < total - failed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    latencies.sort((a, b) => a - b);
+    console.log(`${String(rate).padStart(7)}${String(total).padStart(8)}${writeSeconds.toFixed(1).padStart(14)}${String(latencies.length).padStart(11)}${String(pct(latencies, 50)).padStart(9)}${String(pct(latencies, 99)).padStart(9)}${String(latencies[latencies.length - 1]).padStart(9)}${failed ? `  ${failed} writes failed` : ''}`);
+    onDelivery = () => {};
+    await new Promise((r) => setTimeout(r, 500));
   }
-  await Promise.all(writes);
-  if (failed) console.log(`${failed} writes failed`);
-  const writeSeconds = (Date.now() - started) / 1000;
-  const deadline = Date.now() + 30_000;
-  while (latencies.length < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  console.log(
-    `latency at ${RATE} events/s for ${SECONDS} s (${total} events, writes took ${writeSeconds.toFixed(1)} s, ${latencies.length} delivered): ` +
-      `p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms, max ${Math.max(...latencies)} ms`,
-  );
 
   // 2. Sustained throughput: deliveries queued while the worker is paused (manual send, one job
   // each), then drained; against a raw got POST loop of the same payload to the same receiver.
@@ -103,11 +116,13 @@ try {
   let received = 0;
   onDelivery = () => received++;
   const queuedStart = Date.now();
+  statements = 0;
   const pump = new DeliveryPump(service.deps, queue, config.deliveryConcurrency);
   pump.start();
   const burstDeadline = Date.now() + 60_000;
   while (received < BURST && Date.now() < burstDeadline) await new Promise((r) => setTimeout(r, 20));
   const dispatched = received;
+  const drainStatements = statements;
   const dispatchRate = dispatched / ((Date.now() - queuedStart) / 1000);
   onDelivery = () => {};
   await pump.stop();
@@ -122,9 +137,10 @@ try {
   );
   const rawRate = BURST / ((Date.now() - rawStart) / 1000);
   console.log(`throughput: dispatcher ${dispatchRate.toFixed(0)} deliveries/s (${dispatched}/${BURST}, queued first, then drained) vs raw got loop ${rawRate.toFixed(0)} req/s, raw concurrency ${CONCURRENCY}, dispatcher concurrency ${config.deliveryConcurrency}`);
-  console.log(`ratio dispatcher/raw: ${(dispatchRate / rawRate).toFixed(2)}`);
+  console.log(`ratio dispatcher/raw: ${(dispatchRate / rawRate).toFixed(2)}; ${(drainStatements / Math.max(1, dispatched)).toFixed(2)} database statements per delivery while draining`);
 } finally {
   await service.close();
+  await db?.drop();
   receiver.closeAllConnections();
   receiver.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -1,167 +1,51 @@
-// REST vs GraphQL vs bare fastify on the same read: GET /v1/stores/{storeId}, the same query
-// over POST /graphql, and a bare fastify route returning the same JSON. The service runs
-// in-process on a throwaway embedded PGlite; all traffic is on 127.0.0.1. Prints numbers.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
-import Fastify from 'fastify';
-import { loadConfig } from '../src/config.js';
-import { startService } from '../src/service.js';
+// Reads against the service in a child process (as `npm start` runs it): GET /healthz (the
+// floor: fastify and the request log, no auth, no database), REST GET /v1/stores/{id}, the same
+// read over GraphQL, and GET /v1/stores/{id}/orders (a list of 20). 16 keep-alive connections.
+// PostgreSQL by default (BENCH_DB=embedded for PGlite). Prints req/s and the share of /healthz.
+import { closedLoop, fmt, freshDatabase, machine, send, startChild, userAndStore, agent, type LoadResult } from './lib.js';
 import { STORE } from '../rest-compat/routes/fragments.js';
 
 const CONCURRENCY = 16;
-/** Each phase stops at whichever bound comes first; with the start-up the run stays near 20 s. */
-const WARMUP_REQUESTS = 200;
+const MS = Number(process.env.BENCH_SECONDS ?? 4) * 1000;
 const WARMUP_MS = 1_000;
-const MAX_REQUESTS = 20_000;
-const MAX_MS = 4_000;
+const kind = process.env.BENCH_DB ?? 'postgres';
 
-interface Target {
-  name: string;
-  port: number;
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** The store object out of a response body, to check every target answers the same. */
-  pick: (body: unknown) => unknown;
-}
-
-interface Result {
-  name: string;
-  requests: number;
-  failures: number;
-  seconds: number;
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
-function send(t: Target): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: t.port, method: t.method, path: t.path, headers: t.headers, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(t.body);
-  });
-}
-
-/** CONCURRENCY workers, each sending one request after the other until a bound is reached. */
-async function run(t: Target, maxRequests: number, maxMs: number): Promise<Result> {
-  const latencies: number[] = [];
-  let started = 0;
-  let failures = 0;
-  const t0 = performance.now();
-  const deadline = t0 + maxMs;
-  const worker = async () => {
-    while (started < maxRequests && performance.now() < deadline) {
-      started++;
-      const s = performance.now();
-      try {
-        const res = await send(t);
-        if (res.status !== 200) failures++;
-      } catch {
-        failures++;
-      }
-      latencies.push(performance.now() - s);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (performance.now() - t0) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  return { name: t.name, requests: latencies.length, failures, seconds, rps: latencies.length / seconds, p50: pct(50), p99: pct(99) };
-}
-
-async function main() {
-  const began = performance.now();
-  const dataDir = mkdtempSync(join(tmpdir(), 'souk-bench-'));
-  const config = loadConfig({ NODE_ENV: 'test', SOUK_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' });
-  const service = await startService(config);
-  const startup = performance.now() - began;
-  const bare = Fastify({ logger: false });
-  try {
-    const base = service.url;
-    const post = async (path: string, body: unknown, token?: string) => {
-      const res = await fetch(base + path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${await res.text()}`);
-      return res.json() as Promise<any>;
-    };
-    const { token } = await post('/v1/users/auth/signup', { email: 'bench@example.com', password: 'bench-password', name: 'Bench' });
-    const store = await post('/v1/stores', { name: 'Bench Store' }, token);
-
-    // The bare route answers with the very object the REST route returns.
-    bare.get('/v1/stores/:storeId', async () => store);
-    await bare.listen({ host: '127.0.0.1', port: 0 });
-    const barePort = (bare.server.address() as { port: number }).port;
-    const port = Number(new URL(base).port);
-    const auth = { authorization: `Bearer ${token}` };
-
-    const targets: Target[] = [
-      { name: 'REST  GET /v1/stores/{id}', port, method: 'GET', path: `/v1/stores/${store.id}`, headers: auth, pick: (b) => b },
-      {
-        name: 'GraphQL POST /graphql',
-        port,
-        method: 'POST',
-        path: '/graphql',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: `query($storeId: ID!) { store(id: $storeId) { ${STORE} } }`, variables: { storeId: store.id } }),
-        pick: (b) => (b as { data?: { store?: unknown } }).data?.store,
-      },
-      { name: 'bare fastify route', port: barePort, method: 'GET', path: `/v1/stores/${store.id}`, headers: auth, pick: (b) => b },
-    ];
-
-    // Same answer from all three, or the comparison means nothing.
-    for (const t of targets) {
-      const res = await send(t);
-      const got = res.status === 200 ? t.pick(JSON.parse(res.text)) : undefined;
-      if (!isDeepStrictEqual(got, store)) throw new Error(`${t.name} answered ${res.status} ${res.text.slice(0, 300)}`);
-    }
-
-    const results: Result[] = [];
-    for (const t of targets) {
-      await run(t, WARMUP_REQUESTS, WARMUP_MS);
-      results.push(await run(t, MAX_REQUESTS, MAX_MS));
-    }
-
-    const [rest, gql, bareResult] = results;
-    const f = (n: number, d = 0) => n.toFixed(d);
-    console.log(`souk bench:http  node ${process.version}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, embedded PGlite`);
-    console.log(`concurrency ${CONCURRENCY}, keep-alive, per target a warm-up (${WARMUP_REQUESTS} requests or ${WARMUP_MS / 1000} s) then up to ${MAX_REQUESTS} requests or ${MAX_MS / 1000} s`);
-    console.log('');
-    console.log(`${'target'.padEnd(28)}${'requests'.padStart(9)}${'failed'.padStart(8)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
-    for (const r of results) {
-      console.log(`${r.name.padEnd(28)}${String(r.requests).padStart(9)}${String(r.failures).padStart(8)}${f(r.rps).padStart(9)}${f(r.p50, 2).padStart(9)}${f(r.p99, 2).padStart(9)}`);
-    }
-    console.log('');
-    for (const [label, r] of [['REST/bare', rest], ['GraphQL/bare', gql]] as const) {
-      console.log(`${label.padEnd(14)} throughput ${f(r.rps / bareResult.rps, 3)}  p50 latency ${f(r.p50 / bareResult.p50, 2)}x  p99 latency ${f(r.p99 / bareResult.p99, 2)}x`);
-    }
-    console.log(`REST/GraphQL   throughput ${f(rest.rps / gql.rps, 3)}`);
-    console.log(`total ${f((performance.now() - began) / 1000, 1)} s (start-up ${f(startup / 1000, 1)} s)`);
-    if (results.some((r) => r.failures)) process.exitCode = 1;
-  } finally {
-    agent.destroy();
-    await bare.close();
-    await service.close();
-    rmSync(dataDir, { recursive: true, force: true });
+const db = kind === 'postgres' ? await freshDatabase('http') : null;
+const svc = await startChild(db?.url ?? null, process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {});
+try {
+  const { token, storeId } = await userAndStore(svc.url);
+  const auth = { authorization: `Bearer ${token}` };
+  for (let i = 0; i < 20; i++) {
+    await send(svc.port, 'POST', `/v1/stores/${storeId}/orders`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ customerName: `Buyer ${i}`, items: [{ name: 'Tea', price: 350 }] }));
   }
+  const gql = JSON.stringify({ query: `query($id: ID!) { store(id: $id) { ${STORE} } }`, variables: { id: storeId } });
+  const targets: Array<[string, () => Promise<{ status: number; text: string }>]> = [
+    ['GET /healthz', () => send(svc.port, 'GET', '/healthz', {})],
+    ['REST GET /v1/stores/{id}', () => send(svc.port, 'GET', `/v1/stores/${storeId}`, auth)],
+    ['GraphQL store(id)', () => send(svc.port, 'POST', '/graphql', { ...auth, 'content-type': 'application/json' }, gql)],
+    ['REST GET .../orders (20)', () => send(svc.port, 'GET', `/v1/stores/${storeId}/orders?limit=20`, auth)],
+  ];
+  const results: Array<[string, LoadResult]> = [];
+  // BENCH_ONLY=2 runs /healthz and the second target only (for a profile of one read).
+  const only = process.env.BENCH_ONLY ? [0, Number(process.env.BENCH_ONLY) - 1] : null;
+  for (const [name, one] of targets.filter((_, i) => !only || only.includes(i))) {
+    const first = await one();
+    if (first.status !== 200 || first.text.includes('"errors"')) throw new Error(`${name} answered ${first.status}: ${first.text.slice(0, 300)}`);
+    await closedLoop(CONCURRENCY, WARMUP_MS, 1e9, one);
+    results.push([name, await closedLoop(CONCURRENCY, MS, 1e9, one)]);
+  }
+  const floor = results[0][1].rps;
+  console.log(`souk bench:http  ${machine()}, ${db ? 'PostgreSQL' : 'embedded PGlite'}, LOG_LEVEL ${process.env.BENCH_LOG_LEVEL ?? 'info'}`);
+  console.log(`${CONCURRENCY} keep-alive connections, ${MS / 1000} s per target after a ${WARMUP_MS / 1000} s warm-up; RSS after the run ${fmt(svc.rssMiB())} MiB`);
+  console.log('');
+  console.log(`${'target'.padEnd(28)}${'requests'.padStart(9)}${'failed'.padStart(8)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'of /healthz'.padStart(13)}`);
+  for (const [name, r] of results) {
+    console.log(`${name.padEnd(28)}${String(r.requests).padStart(9)}${String(r.failures).padStart(8)}${fmt(r.rps).padStart(9)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${`${fmt((100 * r.rps) / floor, 1)} %`.padStart(13)}`);
+    if (r.firstFailure) console.log(`  first failure: ${r.firstFailure}`);
+  }
+  if (results.some(([, r]) => r.failures)) process.exitCode = 1;
+} finally {
+  agent.destroy();
+  await svc.stop();
+  await db?.drop();
 }
-
-main().catch((err) => {
-  console.error('bench:http failed:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});

@@ -16,7 +16,7 @@ async function main() {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, 1, { buffered: true });
   let service;
   try {
     service = await startService(config, { log });

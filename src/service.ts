@@ -19,6 +19,7 @@ import { metricsModule } from './server/metrics.js';
 import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
 import { optionsModule } from './domains/options/options.cache.js';
+import { authCacheModule } from './core/auth-cache.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
@@ -27,6 +28,7 @@ import { optionsModule } from './domains/options/options.cache.js';
  */
 export const MODULES: readonly Module[] = [
   metricsModule,
+  authCacheModule,
   mailerModule,
   deliveryModule,
   realtimeModule,

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { client, signup, startTestService, type Api, type TestService } from './helpers.js';
+import { client, within, signup, startTestService, type Api, type TestService } from './helpers.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
 
@@ -11,15 +11,6 @@ let apiA: Api;
 let apiB: Api;
 let admin: Awaited<ReturnType<typeof signup>>;
 
-/** Polls `probe` until it returns true; the elapsed milliseconds, or Infinity after `limitMs`. */
-async function within(limitMs: number, probe: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < limitMs) {
-    if (await probe()) return performance.now() - started;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return Infinity;
-}
 
 describe('options on two replicas of one PostgreSQL', { skip }, () => {
   before(async () => {

@@ -106,7 +106,9 @@ test('SIGKILL a replica holding claimed deliveries: the other sends them within 
     const jobs = async () =>
       (
         await pool.query<{ delivery: string; order: string; state: string }>(
-          `select data->>'deliveryId' as delivery, data->'data'->'order'->>'id' as order, state from pgboss.job where name = 'webhook-delivery' and data->>'storeId' = $1`,
+          `select j.data->>'deliveryId' as delivery, e.data->'order'->>'id' as order, j.state
+             from pgboss.job j join store_events e on e.store_id = j.data->>'storeId' and e.seq = (j.data->>'seq')::bigint
+            where j.name = 'webhook-delivery' and j.data->>'storeId' = $1`,
           [s.storeId],
         )
       ).rows;
@@ -131,7 +133,8 @@ test('SIGKILL a replica holding claimed deliveries: the other sends them within 
     assert.ok(resentBy <= 45_000, `sent again ${resentBy} ms after the kill`);
     for (const copies of resent) {
       assert.equal(new Set(copies.map((c) => c.raw.toString())).size, 1, 'the same bytes each time');
-      assert.ok(copies[0].at <= killedAt && copies[copies.length - 1].at > killedAt, 'first from A, again after its death');
+      // A request A wrote just before the kill can still be read by the receiver a moment after it.
+      assert.ok(copies[0].at <= killedAt + 500 && copies[copies.length - 1].at > killedAt + 500, 'first from A, again after its death');
     }
     const ids = new Set(rx.received.filter(mine).map((r) => String(r.headers['x-svc-delivery'])));
     assert.deepEqual([...ids].sort(), all.map((j) => j.delivery).sort(), 'no delivery under another id');
@@ -163,10 +166,11 @@ test('streams resumed from far back get live events at once, however long their 
     for (const s of stores) {
       // A long history, written directly.
       await pool.query(
-        `with s as (update stores set event_seq = event_seq + $2 where id = $1 returning event_seq)
+        `with s as (insert into store_event_seqs as q (store_id, seq) values ($1, $2)
+                    on conflict (store_id) do update set seq = q.seq + $2 returning seq)
          insert into store_events (store_id, seq, event, data, created_at)
          select $1, g, 'orderUpdated', jsonb_build_object('store_id', $1::text, 'order', jsonb_build_object('id', 'ord_old', 'customerName', repeat('x', 200))), now()
-         from s, generate_series(s.event_seq - $2 + 1, s.event_seq) g`,
+         from s, generate_series(s.seq - $2 + 1, s.seq) g`,
         [s.storeId, HISTORY],
       );
     }

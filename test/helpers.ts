@@ -161,3 +161,13 @@ export async function oauthAppToken(api: Api, userToken: string, scopes: string[
   if (token.status !== 200) throw new Error(`code exchange failed: ${token.status} ${token.text}`);
   return token.body.accessToken;
 }
+
+/** Polls `probe` until it returns true; the elapsed milliseconds, or Infinity after `limitMs`. */
+export async function within(limitMs: number, probe: () => Promise<boolean>, everyMs = 5): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < limitMs) {
+    if (await probe()) return performance.now() - started;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return Infinity;
+}

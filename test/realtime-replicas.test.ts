@@ -9,7 +9,7 @@ import pg from 'pg';
 import { client, freshDatabase, ownerWithStore, type Api } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, openSse, STORE_EVENTS } from './sse-client.js';
-import { initOrm, type DatabaseTarget } from '../src/db/orm.js';
+import { initOrm, serverTarget, type DatabaseTarget } from '../src/db/orm.js';
 import { MIGRATIONS } from '../src/db/migrations/index.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
@@ -87,7 +87,7 @@ async function createOrder(api: Api, storeId: string, token: string) {
 
 test('replicas starting together on a new database migrate one at a time', { skip }, async () => {
   const fresh = await freshDatabase();
-  const target: DatabaseTarget = { connection: { connectionString: fresh.url! }, embedded: false, async close() {} };
+  const target: DatabaseTarget = serverTarget(fresh.url!);
   try {
     const orms = await Promise.all([initOrm(target), initOrm(target), initOrm(target)]);
     await Promise.all(orms.map((o) => o.close(true)));
@@ -202,7 +202,7 @@ describe('several replicas on one PostgreSQL', { skip }, () => {
     const pool = new pg.Client({ connectionString: db.url! });
     await pool.connect();
     try {
-      const committed = Number((await pool.query('select event_seq from stores where id = $1', [s.storeId])).rows[0].event_seq);
+      const committed = Number((await pool.query('select seq from store_event_seqs where store_id = $1', [s.storeId])).rows[0].seq);
       assert.ok(committed > seen.length, `events were committed after the first stream closed (${committed})`);
       const resumed = await openSse(streamUrl, { ...auth, 'last-event-id': String(seen[seen.length - 1]) });
       await resumed.waitFor(committed - seen.length, 30_000);
@@ -219,7 +219,9 @@ describe('several replicas on one PostgreSQL', { skip }, () => {
       for (let i = 0; i < 150; i++) {
         jobs = (
           await pool.query(
-            `select state, data->'data'->'order'->>'id' as order from pgboss.job where name = 'webhook-delivery' and data->>'storeId' = $1`,
+            `select j.state, e.data->'order'->>'id' as order
+               from pgboss.job j join store_events e on e.store_id = j.data->>'storeId' and e.seq = (j.data->>'seq')::bigint
+              where j.name = 'webhook-delivery' and j.data->>'storeId' = $1`,
             [s.storeId],
           )
         ).rows;

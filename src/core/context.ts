@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { unauthenticated } from './errors.js';
+import type { AuthCache } from './auth-cache.js';
 
 /**
  * Long-lived parts of the running service that services reach through the context. Each
@@ -79,6 +80,7 @@ export async function resolveActor(
   em: EntityManager,
   authorization: string | undefined,
   sessionTtlMs: number,
+  cache?: AuthCache,
 ): Promise<{ actor: Actor | null; failure: string | null; paymentGrant?: PaymentGrant }> {
   if (!authorization) return { actor: null, failure: null };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -88,32 +90,52 @@ export async function resolveActor(
     if (!order) return { actor: null, failure: 'The bearer token is unknown or revoked' };
     return { actor: null, failure: null, paymentGrant: { orderId: order.id, storeId: order.store_id } };
   }
-  // One round trip for token and user: this runs on every authenticated request.
-  const [row] = await em.execute<Array<TokenRow>>(
-    `select t.id, t.kind, t.scopes, t.app_id, t.expires_at, t.revoked_at, t.last_used_at, u.id as user_id, u.platform_role
-       from auth_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
-    [sha256(match[1])],
-  );
-  const now = new Date();
-  if (!row || row.revoked_at) return { actor: null, failure: 'The bearer token is unknown or revoked' };
-  if (row.expires_at && new Date(row.expires_at) <= now) return { actor: null, failure: 'The bearer token has expired' };
+  const hash = sha256(match[1]);
+  const nowMs = Date.now();
+  let token = cache?.getToken(hash, nowMs);
+  if (!token) {
+    const epoch = cache?.epoch ?? 0;
+    // One round trip for token and user, and none at all while the cache holds them.
+    const [row] = await em.execute<Array<TokenRow>>(
+      `select t.id, t.kind, t.scopes, t.app_id, t.expires_at, t.revoked_at, t.last_used_at, u.id as user_id, u.platform_role
+         from auth_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
+      [hash],
+    );
+    // Unknown and revoked tokens are not remembered: a revocation must never be outlived.
+    if (!row || row.revoked_at) return { actor: null, failure: 'The bearer token is unknown or revoked' };
+    token = {
+      id: row.id,
+      kind: row.kind,
+      scopes: row.scopes,
+      appId: row.app_id,
+      expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
+      lastUsedAt: row.last_used_at ? new Date(row.last_used_at).getTime() : null,
+      userId: row.user_id,
+      platformRole: row.platform_role,
+    };
+    cache?.setToken(hash, token, epoch);
+  }
+  if (token.expiresAt !== null && token.expiresAt <= nowMs) return { actor: null, failure: 'The bearer token has expired' };
   const resolution = Math.min(LAST_USED_RESOLUTION_MS, sessionTtlMs / 10);
-  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > resolution) {
+  if (token.lastUsedAt === null || nowMs - token.lastUsedAt > resolution) {
+    const now = new Date(nowMs);
     // A session expires SOUK_SESSION_TTL after its last use; app tokens keep their fixed expiry.
-    if (row.kind === 'session') {
-      await em.execute('update auth_tokens set last_used_at = ?, expires_at = ? where id = ?', [now, new Date(now.getTime() + sessionTtlMs), row.id]);
+    if (token.kind === 'session') {
+      await em.execute('update auth_tokens set last_used_at = ?, expires_at = ? where id = ?', [now, new Date(nowMs + sessionTtlMs), token.id]);
+      token.expiresAt = nowMs + sessionTtlMs;
     } else {
-      await em.execute('update auth_tokens set last_used_at = ? where id = ?', [now, row.id]);
+      await em.execute('update auth_tokens set last_used_at = ? where id = ?', [now, token.id]);
     }
+    token.lastUsedAt = nowMs;
   }
   return {
     actor: {
-      userId: row.user_id,
-      tokenId: row.id,
-      kind: row.kind === 'oauth' ? 'oauth' : 'session',
-      scopes: row.kind === 'oauth' ? (row.scopes ?? []) : null,
-      appId: row.app_id,
-      platformRole: row.platform_role,
+      userId: token.userId,
+      tokenId: token.id,
+      kind: token.kind === 'oauth' ? 'oauth' : 'session',
+      scopes: token.kind === 'oauth' ? (token.scopes ?? []) : null,
+      appId: token.appId,
+      platformRole: token.platformRole,
     },
     failure: null,
   };
@@ -121,7 +143,7 @@ export async function resolveActor(
 
 export async function createContext(deps: Deps, authorization: string | undefined, ip: string): Promise<Ctx> {
   const em = deps.orm.em.fork() as EntityManager;
-  const { actor, failure, paymentGrant } = await resolveActor(em, authorization, deps.config.sessionTtlMs);
+  const { actor, failure, paymentGrant } = await resolveActor(em, authorization, deps.config.sessionTtlMs, deps.authCache);
   return { em, deps, actor, paymentGrant: paymentGrant ?? null, authFailure: failure, ip, memberships: new Map() };
 }
 

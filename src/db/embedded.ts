@@ -12,6 +12,8 @@ export interface EmbeddedDatabase {
   /** Directory holding the socket: pass it as the driver's `host`. */
   socketDir: string;
   port: number;
+  /** In-process LISTEN: PGlite is one session, so a NOTIFY of any connection reaches it at commit. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function startEmbedded(dataDir: string, maxConnections: number): Pr
     return {
       socketDir,
       port: SOCKET_PORT,
+      listen: (channel, onPayload) => d.listen(channel, onPayload),
       async close() {
         await s.stop();
         await d.close();

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { MikroORM, ReflectMetadataProvider, type Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -6,6 +7,8 @@ import type { Config } from '../config.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
+import { listenChannel, type Listener } from './listen.js';
+import type { Deps } from '../core/context.js';
 
 export const ORM_POOL_MAX = 10;
 export const QUEUE_POOL_MAX = 6;
@@ -28,8 +31,22 @@ export interface DatabaseTarget {
   /** node-postgres connection settings for other clients (the queue engine, LISTEN). */
   connection: { connectionString?: string; host?: string; port?: number; database?: string; user?: string };
   embedded: boolean;
+  /**
+   * Calls `onPayload` for each NOTIFY on `channel` (committed transactions only); null after a
+   * reconnect, when notifications may have been missed. Returns how to stop listening.
+   */
+  listen(deps: Deps, channel: string, name: string, onPayload: (payload: string | null) => void): Promise<Listener>;
+  /**
+   * NOTIFYs on POOLED_CHANNELS as the ORM's own connections receive them. A session gets the
+   * notifications of its own transaction before its COMMIT answers, so a cache invalidated from
+   * here is already clean when the write that changed it returns.
+   */
+  pooled: EventEmitter;
   close(): Promise<void>;
 }
+
+/** Channels every ORM connection listens on (see DatabaseTarget.pooled). */
+export const POOLED_CHANNELS = ['souk_auth'];
 
 export function ormOptions(target: DatabaseTarget): Options<PostgreSqlDriver> {
   const c = target.connection;
@@ -39,7 +56,14 @@ export function ormOptions(target: DatabaseTarget): Options<PostgreSqlDriver> {
     metadataProvider: ReflectMetadataProvider,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     ...(c.connectionString ? { clientUrl: c.connectionString } : { host: c.host, port: c.port, dbName: c.database, user: c.user }),
-    pool: { min: 0, max: target.embedded ? EMBEDDED_POOL_MAX : ORM_POOL_MAX },
+    pool: {
+      min: 0,
+      max: target.embedded ? EMBEDDED_POOL_MAX : ORM_POOL_MAX,
+      afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+        conn.on('notification', (msg) => target.pooled.emit(msg.channel, msg.payload ?? ''));
+        conn.query(POOLED_CHANNELS.map((c) => `listen ${c}`).join('; '), (err: Error | null) => done(err, conn));
+      },
+    },
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
     forceUtcTimezone: true,
@@ -52,15 +76,22 @@ export function ormOptions(target: DatabaseTarget): Options<PostgreSqlDriver> {
   };
 }
 
+/** A PostgreSQL server: nothing to start or stop here. */
+export function serverTarget(url: string): DatabaseTarget {
+  return { connection: { connectionString: url }, embedded: false, listen: listenChannel, pooled: new EventEmitter(), async close() {} };
+}
+
 export async function openDatabase(config: Config): Promise<DatabaseTarget> {
   if (config.databaseUrl) {
-    return { connection: { connectionString: config.databaseUrl }, embedded: false, async close() {} };
+    return serverTarget(config.databaseUrl);
   }
   // Headroom over the one pooled connection: pglite-socket drops connections past its maximum.
   const embedded: EmbeddedDatabase = await startEmbedded(config.dataDir, EMBEDDED_POOL_MAX + 4);
   return {
     connection: { host: embedded.socketDir, port: embedded.port, database: 'postgres', user: 'postgres' },
     embedded: true,
+    pooled: new EventEmitter(),
+    listen: async (_deps, channel, _name, onPayload) => ({ close: await embedded.listen(channel, onPayload) }),
     close: () => embedded.close(),
   };
 }

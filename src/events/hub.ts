@@ -1,6 +1,5 @@
-import pg from 'pg';
 import type { Deps } from '../core/context.js';
-import type { DatabaseTarget } from '../db/orm.js';
+import { listenChannel } from '../db/listen.js';
 import type { Module } from '../core/module.js';
 import { eventBus, type CommittedEvent } from './bus.js';
 import { EVENTS_CHANNEL } from './outbox.js';
@@ -23,7 +22,6 @@ export interface RealtimeHub {
 
 /** Rows read per query when catching a store up. */
 const READ_BATCH = 500;
-const RECONNECT_MAX_MS = 5_000;
 const PUMP_RETRY_MS = 1_000;
 
 interface StoreCursor {
@@ -41,7 +39,6 @@ export const getHub = (deps: Deps): RealtimeHub => {
 };
 
 /** Reconnect back-off; unref'd so that a closing process does not wait on it. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 export async function startHub(deps: Deps): Promise<RealtimeHub> {
   const listeners = new Map<string, Set<EventListener>>();
@@ -108,15 +105,13 @@ export async function startHub(deps: Deps): Promise<RealtimeHub> {
 /**
  * One LISTEN connection per replica. A notification says "store S committed event N"; the
  * rows are read back in sequence order, only for stores with local subscribers. Sequence
- * numbers of a store are committed in order (the store row lock is held from numbering to
+ * numbers of a store are committed in order (its sequence row is locked from numbering to
  * commit), so reading "after the last one handed out" never skips one, and after a lost
  * connection the same read catches every watched store up.
  */
 async function startListener(deps: Deps, deliver: EventListener, watched: (storeId: string) => boolean) {
-  const target: DatabaseTarget = deps.db;
   const cursors = new Map<string, StoreCursor>();
   const timers = new Set<NodeJS.Timeout>();
-  let client: pg.Client | null = null;
   let closed = false;
 
   const retryLater = (storeId: string, cursor: StoreCursor) => {
@@ -132,8 +127,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
    * queued on a busy store's row lock, and realtime must not wait behind them.
    */
   async function readAfter(storeId: string, after: number) {
-    if (!client) throw new Error('the LISTEN connection is down');
-    const { rows } = await client.query<StoreEventRow>(
+    const { rows } = await listener.query<StoreEventRow>(
       'select seq, event, data, created_at from store_events where store_id = $1 and seq > $2 order by seq limit $3',
       [storeId, after, READ_BATCH],
     );
@@ -164,7 +158,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
     } catch (err) {
       failed = true;
       // Without a connection the reconnect catches every store up; otherwise try again soon.
-      if (!closed && client) {
+      if (!closed && listener.connected()) {
         deps.log.error({ err: (err as Error).message }, 'realtime: reading committed events failed');
         retryLater(storeId, cursor);
       }
@@ -175,11 +169,15 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
     if (!failed && !closed && cursors.get(storeId) === cursor && cursor.last !== null && cursor.last < cursor.target) void pump(storeId, cursor);
   }
 
-  const onNotification = (msg: pg.Notification) => {
-    if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
-    const at = msg.payload.lastIndexOf(':');
-    const storeId = msg.payload.slice(0, at);
-    const seq = Number(msg.payload.slice(at + 1));
+  const onPayload = (payload: string | null) => {
+    if (payload === null) {
+      // Reconnected: whatever was committed while no connection listened.
+      for (const [storeId, cursor] of cursors) void pump(storeId, cursor);
+      return;
+    }
+    const at = payload.lastIndexOf(':');
+    const storeId = payload.slice(0, at);
+    const seq = Number(payload.slice(at + 1));
     if (!watched(storeId) || !Number.isSafeInteger(seq)) return;
     let cursor = cursors.get(storeId);
     if (!cursor) cursors.set(storeId, (cursor = { last: null, target: 0, running: false }));
@@ -188,52 +186,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
     void pump(storeId, cursor);
   };
 
-  async function connect(): Promise<void> {
-    const c = new pg.Client({ ...target.connection, application_name: 'souk-realtime' });
-    c.on('notification', onNotification);
-    const lost = (err?: Error) => {
-      if (client !== c) return;
-      client = null;
-      c.removeAllListeners('notification');
-      c.end().catch(() => {});
-      if (!closed) {
-        deps.log.warn({ err: err?.message ?? 'closed' }, 'realtime: LISTEN connection lost, reconnecting');
-        void reconnect();
-      }
-    };
-    c.on('error', lost);
-    c.on('end', () => lost());
-    try {
-      await c.connect();
-      await c.query(`listen ${EVENTS_CHANNEL}`);
-    } catch (err) {
-      c.removeAllListeners();
-      c.on('error', () => {});
-      await c.end().catch(() => {});
-      throw err;
-    }
-    client = c;
-    // Whatever was committed while no connection listened.
-    for (const [storeId, cursor] of cursors) void pump(storeId, cursor);
-  }
-
-  /** Retries until connected or closed, backing off to RECONNECT_MAX_MS. */
-  async function reconnect(): Promise<void> {
-    let delay = 100;
-    while (!closed) {
-      await sleep(delay);
-      if (closed) return;
-      try {
-        await connect();
-        return;
-      } catch (err) {
-        deps.log.error({ err: (err as Error).message }, 'realtime: LISTEN reconnect failed');
-        delay = Math.min(delay * 2, RECONNECT_MAX_MS);
-      }
-    }
-  }
-
-  await connect();
+  const listener = await listenChannel(deps, EVENTS_CHANNEL, 'realtime', onPayload);
 
   return {
     watch(storeId: string, after?: number) {
@@ -253,9 +206,7 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
       for (const t of timers) clearTimeout(t);
       timers.clear();
       cursors.clear();
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
+      await listener.close();
     },
   };
 }

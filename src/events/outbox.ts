@@ -51,41 +51,60 @@ export const EVENTS_CHANNEL = 'souk_events';
  * after commit only, the realtime publication and the worker wake-up.
  */
 export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEvent> {
-  return insertEvent(ctx, e.storeId, e.event, payloadData(e.storeId, e.event, e.record, e.previous), !isInbound(e.record));
+  const [committed] = await insertEvents(ctx, e.storeId, e.event, [payloadData(e.storeId, e.event, e.record, e.previous)], !isInbound(e.record));
+  return committed;
+}
+
+/**
+ * Many events of one kind and store, as one write (a batch status change) records them: one
+ * statement for all the event rows and one insert for all their delivery jobs. Inbound records
+ * (CONTRACT §5) are published but queue no delivery, judged per record.
+ */
+export async function recordEvents(ctx: Ctx, storeId: string, event: EventName, records: Array<Omit<DomainEvent, 'storeId' | 'event'>>): Promise<CommittedEvent[]> {
+  const delivered = records.filter((r) => !isInbound(r.record));
+  const inbound = records.filter((r) => isInbound(r.record));
+  const data = (rs: typeof records) => rs.map((r) => payloadData(storeId, event, r.record, r.previous));
+  return [...(await insertEvents(ctx, storeId, event, data(delivered), true)), ...(await insertEvents(ctx, storeId, event, data(inbound), false))];
 }
 
 /** A realtime-only event (CONTRACT-2 §9): the event row and its publication, never a webhook delivery. */
 export async function recordRealtimeEvent(ctx: Ctx, e: { storeId: string; event: RealtimeOnlyEvent; data: Record<string, unknown> }): Promise<CommittedEvent> {
-  return insertEvent(ctx, e.storeId, e.event, e.data, false);
+  const [committed] = await insertEvents(ctx, e.storeId, e.event, [e.data], false);
+  return committed;
 }
 
-async function insertEvent(ctx: Ctx, storeId: string, event: string, data: Record<string, unknown>, deliver: boolean): Promise<CommittedEvent> {
+async function insertEvents(ctx: Ctx, storeId: string, event: string, datas: Array<Record<string, unknown>>, deliver: boolean): Promise<CommittedEvent[]> {
+  if (!datas.length) return [];
   if (!inTransaction(ctx)) throw new Error('recordEvent must run inside the write transaction');
   const tx = ctx as TxCtx;
   const em = tx.em as EntityManager;
   const now = new Date();
   const timestamp = now.toISOString();
-  // One statement while the store row is locked: the row lock on the store orders concurrent
-  // writers (sequence order is commit order), so every round trip here caps a store's write rate.
+  const n = datas.length;
+  // One statement. The upsert locks the store's sequence row until commit, so sequence order is
+  // commit order; every round trip after it caps a store's write rate, and no other lock may be
+  // taken after it (it is the last lock of every transaction).
   // On a server the NOTIFY reaches every replica's LISTEN connection at commit, never for a
   // rollback; each replica (this one included) publishes from there only, so nothing is doubled.
   const notify = !tx.deps.embedded;
-  const [row] = await em.execute<Array<{ seq: string | number; hooks: string[] }>>(
-    `with s as (update stores set event_seq = event_seq + 1 where id = ? returning event_seq),
+  const [row] = await em.execute<Array<{ last: string | number; hooks: string[] }>>(
+    `with s as (insert into store_event_seqs as q (store_id, seq) values (?, ?)
+                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq),
           e as (insert into store_events (store_id, seq, event, data, created_at)
-                select ?, s.event_seq, ?, ?::jsonb, ? from s returning seq)
-     select e.seq,
-            ${notify ? "pg_notify(?, ?::text || ':' || e.seq::text)" : 'null'} as notified,
-            ${deliver ? `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')` : "'{}'::text[]"} as hooks
-     from e`,
-    [storeId, storeId, event, JSON.stringify(data), now, ...(notify ? [EVENTS_CHANNEL, storeId] : []), ...(deliver ? [storeId, event] : [])],
+                select ?, s.seq - ? + v.ord, ?, v.data, ? from s, jsonb_array_elements(?::jsonb) with ordinality as v(data, ord)
+                returning seq)
+     select (select seq from s) as last,
+            ${notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)'} as notified,
+            ${deliver ? `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')` : "'{}'::text[]"} as hooks`,
+    [storeId, n, storeId, n, event, now, JSON.stringify(datas), ...(notify ? [EVENTS_CHANNEL, storeId] : []), ...(deliver ? [storeId, event] : [])],
   );
   if (!row) throw new Error(`store ${storeId} does not exist`);
-  const seq = Number(row.seq);
-  const jobs: DeliveryJob[] = row.hooks.map((id) => ({ deliveryId: randomUUID(), webhookId: id, storeId, event, timestamp, data }));
+  const first = Number(row.last) - n + 1;
+  const committed: CommittedEvent[] = datas.map((data, i) => ({ storeId, seq: first + i, event, timestamp, data }));
+  // The payload stays in the event row: jobs name it by (store, seq) and the dispatcher reads it.
+  const jobs: DeliveryJob[] = committed.flatMap((c) => row.hooks.map((id) => ({ deliveryId: randomUUID(), webhookId: id, storeId, event, timestamp, seq: c.seq })));
   await enqueueDeliveries(tx, jobs);
-  const committed: CommittedEvent = { storeId, seq, event, timestamp, data };
   // One process: the in-process emitter is the whole fan-out.
-  if (tx.deps.embedded) tx.afterCommit.push(() => eventBus.emit('event', committed));
+  if (tx.deps.embedded) tx.afterCommit.push(() => committed.forEach((c) => eventBus.emit('event', c)));
   return committed;
 }

@@ -15,7 +15,10 @@ export interface DeliveryJob {
   storeId: string;
   event: string;
   timestamp: string;
-  data: Record<string, unknown>;
+  /** The payload's data, for deliveries of no stored event (manual sends, redeliveries). */
+  data?: Record<string, unknown>;
+  /** The store event whose data this delivers: read from its row at send time, not copied here. */
+  seq?: number;
   /** The history entry this delivery sends again, for a manual redelivery. */
   redeliveryOf?: string;
 }

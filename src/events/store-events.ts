@@ -30,8 +30,8 @@ export async function readEventsAfter(em: EntityManager, storeId: string, after:
 
 /** The store's last sequence number handed out: every event up to it is committed. */
 export async function lastSeq(em: EntityManager, storeId: string): Promise<number> {
-  const [row] = await em.execute('select event_seq from stores where id = ?', [storeId]);
-  return row ? Number(row.event_seq) : 0;
+  const [row] = await em.execute('select seq from store_event_seqs where store_id = ?', [storeId]);
+  return row ? Number(row.seq) : 0;
 }
 
 /** Deletes events older than `before`, in bounded batches; returns how many went. */

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
 import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
@@ -223,7 +224,13 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     stopOnTerminationSignals: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
-    plugins: [fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>, errorCodesPlugin, ...(limits.plugins as ApolloServerPlugin<Ctx>[])],
+    plugins: [
+      fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>,
+      errorCodesPlugin,
+      ...(limits.plugins as ApolloServerPlugin<Ctx>[]),
+      // No cache hints are set anywhere; the default plugin would still visit every resolved field.
+      ApolloServerPluginCacheControlDisabled() as ApolloServerPlugin<Ctx>,
+    ],
     // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
     introspection: deps.config.graphqlIntrospection,
     // Apollo's CSRF check wants a header no simple cross-site request can carry. Authorization is

@@ -80,24 +80,41 @@ interface WebhookRow {
   secret_enc: string;
 }
 
-/** The webhooks of a batch of jobs and which deliveries were already recorded: one round trip each, in parallel. */
-async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Array<WebhookRow | null>> {
+/** What a job needs at send time: its webhook (null: nothing to send) and its payload's data. */
+interface Loaded {
+  webhook: WebhookRow | null;
+  data: Record<string, unknown> | null;
+}
+
+/**
+ * The webhooks of a batch of jobs, which deliveries were already recorded and the data of the
+ * events they deliver: one round trip each, in parallel.
+ */
+async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Loaded[]> {
+  const refs = [...new Map(jobs.filter((j) => !j.data && j.seq !== undefined).map((j) => [`${j.storeId}:${j.seq}`, j])).values()];
   // knex expands an array binding into a list: `in (?)` takes it as is.
-  const [hooks, done] = await Promise.all([
+  const [hooks, done, events] = await Promise.all([
     em.execute<WebhookRow[]>('select id, name, url, headers, headers_enc, active, secret_enc from webhooks where id in (?)', [[...new Set(jobs.map((j) => j.webhookId))]]),
     em.execute<Array<{ id: string }>>('select id from webhook_deliveries where id in (?)', [jobs.map((j) => j.deliveryId)]),
+    refs.length
+      ? em.execute<Array<{ store_id: string; seq: string | number; data: Record<string, unknown> }>>(
+          `select store_id, seq, data from store_events where (store_id, seq) in (${refs.map(() => '(?, ?)').join(', ')})`,
+          refs.flatMap((j) => [j.storeId, j.seq]),
+        )
+      : Promise.resolve([]),
   ]);
   const byId = new Map(hooks.map((h) => [h.id, h]));
   const recorded = new Set(done.map((d) => d.id));
+  const dataOf = new Map(events.map((e) => [`${e.store_id}:${Number(e.seq)}`, e.data]));
   // Deleted or deactivated since the event, or already attempted: nothing to send.
   return jobs.map((j) => {
     const w = byId.get(j.webhookId);
-    return w && w.active && !recorded.has(j.deliveryId) ? w : null;
+    return { webhook: w && w.active && !recorded.has(j.deliveryId) ? w : null, data: j.data ?? dataOf.get(`${j.storeId}:${j.seq}`) ?? null };
   });
 }
 
 /** Sends one delivery; never throws: every outcome is an attempt to record. */
-async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promise<RecordedAttempt> {
+async function attempt(deps: Deps, job: DeliveryJob, { webhook, data }: { webhook: WebhookRow; data: Record<string, unknown> | null }): Promise<RecordedAttempt> {
   const createdAt = new Date();
   const base = {
     id: job.deliveryId,
@@ -106,9 +123,14 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
     test: false,
     url: webhook.url,
     createdAt,
-    payload: { timestamp: job.timestamp, data: job.data },
+    payload: data ? { timestamp: job.timestamp, data } : null,
     redeliveryOf: job.redeliveryOf ?? null,
   };
+  if (!data) {
+    // Events are kept for days (retention) and jobs settle within minutes: only a job left
+    // unclaimed past the retention window gets here.
+    return { ...base, status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'the event is no longer stored (older than the retention period)', timings: NO_TIMINGS };
+  }
   let secret: string;
   let customHeaders: Record<string, string>;
   try {
@@ -124,7 +146,7 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
     webhookId: webhook.id,
     secret,
     customHeaders,
-    body: payloadBytes(job.event, job.timestamp, job.data, webhook),
+    body: payloadBytes(job.event, job.timestamp, data, webhook),
     test: false,
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowPrivate: deps.config.webhookAllowPrivate,
@@ -140,8 +162,13 @@ async function attempt(deps: Deps, job: DeliveryJob, webhook: WebhookRow): Promi
 export async function processDeliveries(deps: Deps, jobs: DeliveryJob[]): Promise<void> {
   if (!jobs.length) return;
   const em = deps.orm.em.fork() as EntityManager;
-  const hooks = await loadBatch(em, jobs);
-  const attempts = await Promise.all(jobs.map((j, i) => (hooks[i] ? attempt(deps, j, hooks[i]!) : null)));
+  const loaded = await loadBatch(em, jobs);
+  const attempts = await Promise.all(
+    jobs.map((j, i) => {
+      const { webhook, data } = loaded[i];
+      return webhook ? attempt(deps, j, { webhook, data }) : null;
+    }),
+  );
   await recordAttempts(em, attempts.filter((a): a is RecordedAttempt => a !== null));
 }
 
@@ -159,7 +186,10 @@ const STOP_WAIT_MS = 10_000;
  * X-Svc-Delivery, and an attempt already recorded is never sent again.
  */
 export class DeliveryPump {
+  /** Jobs claimed and not yet attempted: what the capacity bounds (the receivers' share). */
   private inFlight = 0;
+  /** Attempts made and not yet recorded: bounded too, so a slow database slows claiming. */
+  private unsettled = 0;
   private stopping = false;
   private wakeUp: (() => void) | null = null;
   private poked = false;
@@ -183,7 +213,7 @@ export class DeliveryPump {
     this.poke();
     await this.loopDone;
     const deadline = Date.now() + STOP_WAIT_MS;
-    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((this.inFlight > 0 || this.unsettled > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   }
 
   private poke(): void {
@@ -213,8 +243,11 @@ export class DeliveryPump {
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      const room = this.capacity - this.inFlight;
-      if (room <= 0) {
+      // A slot frees as soon as its attempt is made; recording is grouped behind it.
+      const room = this.unsettled >= this.capacity * 4 ? 0 : this.capacity - this.inFlight;
+      // Under load, claim in batches of a quarter of the slots or more: each claim is followed
+      // by one load of webhooks and payloads, whose cost is per batch, not per delivery.
+      if (room <= 0 || (room < this.capacity / 4 && this.inFlight > 0)) {
         await this.sleep(POLL_MS);
         continue;
       }
@@ -234,9 +267,9 @@ export class DeliveryPump {
   }
 
   private async run(jobs: Array<{ id: string; data: DeliveryJob }>): Promise<void> {
-    let hooks: Array<WebhookRow | null>;
+    let loaded: Loaded[];
     try {
-      hooks = await loadBatch(this.deps.orm.em.fork() as EntityManager, jobs.map((j) => j.data));
+      loaded = await loadBatch(this.deps.orm.em.fork() as EntityManager, jobs.map((j) => j.data));
     } catch (err) {
       // Left active: the queue hands them out again once they expire.
       this.deps.log.error({ err: (err as Error).message }, 'delivery batch load failed');
@@ -245,8 +278,8 @@ export class DeliveryPump {
     }
     await Promise.all(
       jobs.map(async (job, i) => {
-        const webhook = hooks[i];
-        this.settle(job.id, webhook ? await attempt(this.deps, job.data, webhook) : null);
+        const { webhook, data } = loaded[i];
+        this.settle(job.id, webhook ? await attempt(this.deps, job.data, { webhook, data }) : null);
       }),
     );
   }
@@ -258,6 +291,8 @@ export class DeliveryPump {
 
   private settle(jobId: string, recorded: RecordedAttempt | null): void {
     this.settling.push({ jobId, attempt: recorded });
+    this.unsettled++;
+    this.release(1);
     if (!this.flushing) this.flushing = this.flush();
   }
 
@@ -273,7 +308,8 @@ export class DeliveryPump {
       } catch (err) {
         this.deps.log.error({ err: (err as Error).message }, 'recording deliveries failed');
       }
-      this.release(group.length);
+      this.unsettled -= group.length;
+      this.poke();
     }
     this.flushing = null;
   }

@@ -10,6 +10,8 @@ import { Migration20261123060000_carrier } from './Migration20261123060000_carri
 import { Migration20261123070000_payments } from './Migration20261123070000_payments.js';
 import { Migration20261123080000_ai } from './Migration20261123080000_ai.js';
 import { Migration20261123100000_integrators } from './Migration20261123100000_integrators.js';
+import { Migration20261124100000_auth_notify } from './Migration20261124100000_auth_notify.js';
+import { Migration20261124110000_event_seqs } from './Migration20261124110000_event_seqs.js';
 
 /** Committed migrations, in order; each runs once, at start. */
 export const MIGRATIONS = [
@@ -25,4 +27,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261123070000_payments', class: Migration20261123070000_payments },
   { name: 'Migration20261123080000_ai', class: Migration20261123080000_ai },
   { name: 'Migration20261123100000_integrators', class: Migration20261123100000_integrators },
+  { name: 'Migration20261124100000_auth_notify', class: Migration20261124100000_auth_notify },
+  { name: 'Migration20261124110000_event_seqs', class: Migration20261124110000_event_seqs },
 ];

@@ -178,7 +178,8 @@ export async function queueGenerations(tx: TxCtx, studio: BrandStudio, g: BrandG
   const provider = requireImageProvider(tx.deps);
   const kinds = g.kinds as ImageKind[];
   const em = tx.em as EntityManager;
-  await em.execute('select id from stores where id = ? for update', [studio.storeId]);
+  // NO KEY UPDATE, as every store lock: commits that check a foreign key to the store (KEY SHARE) never wait for it.
+  await em.execute('select id from stores where id = ? for no key update', [studio.storeId]);
   const [{ n: unfinished }] = await em.execute<Array<{ n: number }>>(
     `select count(*)::int as n from ai_generations where store_id = ? and status in ('pending','processing')`,
     [studio.storeId],

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import type { Deps } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
+import { listenChannel } from '../../db/listen.js';
 
 /** The PostgreSQL channel that tells every replica "the options are now at version N". */
 export const OPTIONS_CHANNEL = 'souk_options';
@@ -33,8 +33,6 @@ interface SnapshotRow {
   updated_at: Date | string | null;
 }
 
-const RECONNECT_MAX_MS = 5_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 export async function startOptionsCache(deps: Deps): Promise<OptionsCache> {
   let version = 0;
@@ -80,8 +78,8 @@ export async function startOptionsCache(deps: Deps): Promise<OptionsCache> {
   }
 
   await load();
-  const listener = deps.embedded ? null : await listen(deps, (notified) => {
-    if (notified === null || notified > version) void refresh().catch((err) => deps.log.error({ err: (err as Error).message }, 'options: reload failed'));
+  const listener = deps.embedded ? null : await listenChannel(deps, OPTIONS_CHANNEL, 'options', (payload) => {
+    if (payload === null || Number(payload) > version) void refresh().catch((err) => deps.log.error({ err: (err as Error).message }, 'options: reload failed'));
   });
 
   return {
@@ -95,70 +93,6 @@ export async function startOptionsCache(deps: Deps): Promise<OptionsCache> {
     async close() {
       closed = true;
       await listener?.close();
-    },
-  };
-}
-
-/**
- * A LISTEN connection of its own. `onChange(version)` on each notification; `onChange(null)`
- * after a reconnect, since notifications sent while no connection listened are lost.
- */
-async function listen(deps: Deps, onChange: (version: number | null) => void) {
-  let client: pg.Client | null = null;
-  let closed = false;
-
-  async function connect(): Promise<void> {
-    const c = new pg.Client({ ...deps.db.connection, application_name: 'souk-options' });
-    c.on('notification', (msg) => {
-      if (msg.channel === OPTIONS_CHANNEL) onChange(Number(msg.payload));
-    });
-    const lost = (err?: Error) => {
-      if (client !== c) return;
-      client = null;
-      c.removeAllListeners('notification');
-      c.end().catch(() => {});
-      if (!closed) {
-        deps.log.warn({ err: err?.message ?? 'closed' }, 'options: LISTEN connection lost, reconnecting');
-        void reconnect();
-      }
-    };
-    c.on('error', lost);
-    c.on('end', () => lost());
-    try {
-      await c.connect();
-      await c.query(`listen ${OPTIONS_CHANNEL}`);
-    } catch (err) {
-      c.removeAllListeners();
-      c.on('error', () => {});
-      await c.end().catch(() => {});
-      throw err;
-    }
-    client = c;
-  }
-
-  async function reconnect(): Promise<void> {
-    let delay = 100;
-    while (!closed) {
-      await sleep(delay);
-      if (closed) return;
-      try {
-        await connect();
-        onChange(null);
-        return;
-      } catch (err) {
-        deps.log.error({ err: (err as Error).message }, 'options: LISTEN reconnect failed');
-        delay = Math.min(delay * 2, RECONNECT_MAX_MS);
-      }
-    }
-  }
-
-  await connect();
-  return {
-    async close() {
-      closed = true;
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
     },
   };
 }

@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus, type OrderItem } from './order.entity.js';
 import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } from './order.types.js';
@@ -7,13 +7,11 @@ import { Product } from '../products/product.entity.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { recordEvent } from '../../events/outbox.js';
+import { recordEvent, recordEvents } from '../../events/outbox.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
-import { initialStatus } from './statuses.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
-import { storeCurrency } from '../stores/currency.js';
-import { lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
+import { holdsStock, lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
 import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
@@ -53,7 +51,8 @@ export function orderView(o: Order): OrderType {
 /** Items name products of the store or carry their own name and price; one query for all products. */
 async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: OrderItemInput[], path: string): Promise<OrderItem[]> {
   const ids = [...new Set(items.map((i) => i.productId).filter((id): id is string => !!id))];
-  const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }) : [];
+  // Share-locked: a product is not deleted under an order that names it.
+  const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ }) : [];
   const byId = new Map(products.map((p) => [p.id, p]));
   return items.map((item, i) => {
     const product = item.productId ? byId.get(item.productId) : undefined;
@@ -70,13 +69,48 @@ async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: 
 export const itemsTotal = (items: OrderItem[]) => sumMinor(items.map((i) => lineMinor(i.price, i.quantity)));
 const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => Math.max(0, itemsTotal(order.items) + order.shippingCost - order.discount);
 
+/**
+ * The store's currency and the status a new order takes (the first of kind `new` by position),
+ * in one round trip. The status row is share-locked, so a rename or delete of it waits for the
+ * order to commit and then moves it too.
+ */
+async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<{ currency: string; statusId: string; status: string }> {
+  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(
+    `select s.currency, st.id as status_id, st.slug
+       from stores s
+       left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for share) st on true
+      where s.id = ?`,
+    [storeId],
+  );
+  if (!row) throw notFound('store');
+  if (!row.status_id || !row.slug) throw new Error(`store ${storeId} has no status of kind new`);
+  tx.storeCurrencies ??= new Map();
+  tx.storeCurrencies.set(storeId, row.currency);
+  return { currency: row.currency, statusId: row.status_id, status: row.slug };
+}
+
+/**
+ * A new order takes no store-wide lock: it reads what it needs (share-locking the status and the
+ * products it names), inserts, and records its event, whose sequence row is the only lock it
+ * queues on, from that statement to commit. A store deleted meanwhile ends in a 404.
+ */
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
+  try {
+    return await createOrderOnce(ctx, storeId, input);
+  } catch (err) {
+    if (!(err instanceof ForeignKeyConstraintViolationException)) throw err;
+    const [store] = await ctx.em.execute('select 1 from stores where id = ?', [storeId]);
+    if (!store) throw notFound('store');
+    // A landing page or shipping method named by the order was deleted while it was written.
+    throw conflict('A record this order names was deleted meanwhile; try again');
+  }
+}
+
+async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   return transaction(ctx, async (tx) => {
-    await lockStore(tx, storeId);
-    const currency = await storeCurrency(tx, storeId);
+    const { currency, statusId, status } = await newOrderDefaults(tx, storeId);
     const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
     const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
-    const status = await initialStatus(tx, storeId);
     const shippingCost = await orderShippingCost(tx, storeId, currency, input);
     const address = input.shippingAddress;
     const token = newPaymentToken();
@@ -99,14 +133,15 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
       shippingType: input.shippingType ?? null,
       shippingCost,
       total: totalOf({ items, shippingCost, discount: 0 }),
-      statusId: status.id,
-      status: status.slug,
+      statusId,
+      status,
       metadata: input.metadata ?? {},
       paymentTokenHash: token.hash,
       landingPageId,
-    });
+    }, { persist: false });
     if (input.promoCode) await applyPromo(tx, order, input.promoCode);
-    await tx.em.flush();
+    // One INSERT, without the unit of work's change-set pass (nothing else changed here).
+    await tx.em.insert(order);
     const view = orderView(order);
     await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
     // The token is shown once, to the creator; payloads and later reads never carry it.
@@ -283,13 +318,18 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     // Every product the batch may move, locked up front in id order (no deadlock between batches).
     await lockProductsOfOrders(tx, storeId, orders);
     const result: ApplyManyResult = { data: [], failed: [] };
+    // Moves that take or give back no stock are decided here and written together: one UPDATE
+    // (the unit of work batches them) and one statement for all their events. Moves that move
+    // stock go one by one, so a product short of stock fails only its own order.
+    const plain: Array<{ record: OrderType; previous: OrderType }> = [];
+    const now = new Date();
     for (const id of ids) {
       const order = byId.get(id);
       if (!order) {
         result.failed.push({ id, code: 'NOT_FOUND' });
       } else if (!moveAllowed(kinds.get(order.statusId), status)) {
         result.failed.push({ id, code: 'CONFLICT' });
-      } else {
+      } else if (movesStock(order, kinds.get(order.statusId), status.kind)) {
         try {
           await changeOrder(tx, order, (o) => setStatus(o, status));
           result.data.push({ id, status: order.status });
@@ -297,10 +337,26 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
           if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
           result.failed.push({ id, code: 'CONFLICT' });
         }
+      } else {
+        const previous = orderView(order);
+        setStatus(order, status);
+        const record = orderView(order);
+        if (JSON.stringify({ ...record, updatedAt: null }) !== JSON.stringify({ ...previous, updatedAt: null })) {
+          order.updatedAt = now;
+          plain.push({ record: orderView(order), previous });
+        }
+        result.data.push({ id, status: order.status });
       }
     }
+    await tx.em.flush();
+    await recordEvents(tx, storeId, 'orderUpdated', plain);
     return result;
   });
+}
+
+/** Whether moving the order to a status of `toKind` takes or gives back stock. */
+function movesStock(order: Order, fromKind: string | undefined, toKind: string): boolean {
+  return holdsStock(fromKind) !== holdsStock(toKind) && order.items.some((i) => i.productId);
 }
 
 /**
@@ -320,7 +376,7 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
     [storeId, fromId, to.id, to.slug, to.kind === 'rejected', CONFIRMED_KINDS.has(to.kind), new Date(), new Date()],
   );
   rows.sort((a, b) => (a.id < b.id ? -1 : 1));
-  for (const { prev_status_id, prev_status, prev_reject_reason, prev_confirmed_at, prev_updated_at, ...row } of rows) {
+  const events = rows.map(({ prev_status_id, prev_status, prev_reject_reason, prev_confirmed_at, prev_updated_at, ...row }) => {
     const view = orderView(em.map(Order, row));
     const previous: OrderType = {
       ...view,
@@ -330,8 +386,9 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
       confirmedAt: prev_confirmed_at ? new Date(prev_confirmed_at).toISOString() : null,
       updatedAt: new Date(prev_updated_at).toISOString(),
     };
-    await recordEvent(tx, { storeId, event: 'orderUpdated', record: view, previous });
-  }
+    return { record: view, previous };
+  });
+  await recordEvents(tx, storeId, 'orderUpdated', events);
   return rows.length;
 }
 
