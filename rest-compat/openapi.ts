@@ -39,6 +39,7 @@ const ERRORS: Record<string, string> = {
   '404': 'No such resource, or a store the caller is not a member of',
   '409': 'A unique value is taken, or the resource is in a state that does not allow this',
   '413': 'Body over 1 MiB',
+  '414': 'A path parameter over 256 characters',
   '422': 'A count limit is reached',
   '429': 'Too many requests',
   '500': 'Unexpected error',
@@ -77,11 +78,11 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
 
   const ref = (type: GraphQLNamedType): Json => {
     if (isScalarType(type)) return SCALARS[type.name] ?? { type: 'string' };
+    // Enums inline: their values are the wire strings, and clients type them as literal unions.
+    if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.value), ...(type.description ? { description: type.description } : {}) };
     if (!components[type.name]) {
       components[type.name] = {};
-      if (isEnumType(type)) {
-        components[type.name] = { type: 'string', enum: type.getValues().map((v) => v.value) };
-      } else if (isUnionType(type)) {
+      if (isUnionType(type)) {
         components[type.name] = { oneOf: type.getTypes().map(ref) };
       } else if (isObjectType(type) || isInputObjectType(type)) {
         const fields = Object.values(type.getFields());
@@ -114,6 +115,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
   /** `type: [T, 'null']` where T is one JSON type (OpenAPI 3.1), else a oneOf with null. */
   const orNull = (s: Json): Json => {
     if (Object.keys(s).length === 0) return s;
+    if (Array.isArray(s.enum)) return { ...s, type: [s.type, 'null'], enum: [...s.enum, null] };
     if (typeof s.type === 'string' && !s.$ref) return { ...s, type: [s.type, 'null'] };
     return { oneOf: [s, { type: 'null' }] };
   };
@@ -177,7 +179,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
         '200': { description: 'Accepted', content: { 'application/json': { schema: (typeof r.responseSchema === 'function' ? undefined : r.responseSchema) ?? { type: 'object' } } } },
         ...(r.extraResponses ?? {}),
       };
-      for (const code of ['400', '401', '413', '500']) {
+      for (const code of ['400', '401', '413', ...(c.pathParams.length ? ['414'] : []), '500']) {
         responses[code] = { description: code === '401' ? 'Unverifiable: unknown target, not configured, or a bad or stale signature' : ERRORS[code], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
       }
       (paths[r.path] ??= {})[r.method.toLowerCase()] = {
@@ -235,9 +237,11 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
       '403',
       '404',
       ...(write ? ['409', '413'] : []),
-      ...(r.method === 'POST' || r.method === 'PUT' ? ['422'] : []),
+      ...(c.pathParams.length ? ['414'] : []),
+      // Count limits: creating, replacing, or a change that starts work (a studio PATCH that generates).
+      ...(r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH' ? ['422'] : []),
       '429',
-      ...(r.operation && /Provider|carrier|payment|Carrier|Payment|ads|Ads|connector|Connector/.test(r.operation) ? ['502', '503'] : []),
+      ...(r.operation && /Provider|carrier|payment|Carrier|Payment|ads|Ads|connector|Connector|BrandStudio/.test(r.operation) ? ['502', '503'] : []),
     ];
     for (const code of codes.sort()) {
       responses[code] = {

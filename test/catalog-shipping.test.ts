@@ -252,7 +252,7 @@ describe('quotes and orders', () => {
     const p = await createPrice(owner.storeId, owner.token);
     const m = await createMethod(owner.storeId, owner.token, { shippingPriceId: p.id });
     const flat = await createMethod(owner.storeId, owner.token, { price: 350 });
-    const q = `query($s: ID!, $m: ID!, $c: String!, $st: String, $t: String!) { shippingQuote(storeId: $s, methodId: $m, country: $c, state: $st, type: $t) { methodId country state type available price currency } }`;
+    const q = `query($s: ID!, $m: ID!, $c: String!, $st: String, $t: ShippingType!) { shippingQuote(storeId: $s, methodId: $m, country: $c, state: $st, type: $t) { methodId country state type available price currency } }`;
     let r = await gql(svc.url, owner.token, q, { s: owner.storeId, m: m.id, c: 'dz', st: '16', t: 'desk' });
     assert.deepEqual(r.data.shippingQuote, { methodId: m.id, country: 'DZ', state: '16', type: 'desk', available: true, price: 300.5, currency: 'DZD' });
     r = await gql(svc.url, owner.token, q, { s: owner.storeId, m: m.id, c: 'DZ', st: '31', t: 'desk' });

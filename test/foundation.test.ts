@@ -93,6 +93,20 @@ describe('GraphQL', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.data.me.name, 'Getter');
   });
+  test('GET /graphql: a bearer token is preflight enough; an anonymous GET names the header it needs', async () => {
+    const { token } = await signup(api, 'Getter');
+    const query = `/graphql?query=${encodeURIComponent('{ __typename }')}`;
+    const withToken = await api('GET', `/graphql?query=${encodeURIComponent('{ me { name } }')}`, { token });
+    assert.equal(withToken.status, 200, withToken.text);
+    assert.equal(withToken.body.data.me.name, 'Getter');
+    const anonymous = await api('GET', query);
+    assert.equal(anonymous.status, 400, anonymous.text);
+    assert.match(anonymous.text, /apollo-require-preflight/);
+    assert.equal((await api('GET', query, { headers: { 'apollo-require-preflight': 'true' } })).status, 200);
+    // Mutations never run over GET, whatever the headers.
+    const mutation = await api('GET', `/graphql?query=${encodeURIComponent('mutation { signout }')}`, { token });
+    assert.notEqual(mutation.status, 200);
+  });
   test('a syntax error is BAD_REQUEST', async () => {
     const res = await api('POST', '/graphql', { body: { query: '{ me { ' } });
     assert.equal(res.body.errors[0].extensions.code, 'BAD_REQUEST');

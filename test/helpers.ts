@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startService, type Service } from '../src/service.js';
+import { contractMismatch } from './contract.js';
 
 export interface TestService {
   service: Service;
@@ -73,9 +74,17 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
-/** A small client for the REST API: JSON in, parsed JSON (or text) out. */
+/**
+ * A small client for the REST API: JSON in, parsed JSON (or text) out. Every `/v1` answer is held
+ * to the served OpenAPI document (status listed for the operation, body valid against its schema)
+ * and a mismatch fails the test; `contract: false` opts out, for requests that are garbage on purpose.
+ */
 export function client(base: string) {
-  return async function api<T = any>(method: string, path: string, opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  return async function api<T = any>(
+    method: string,
+    path: string,
+    opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; contract?: false } = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body: string | undefined;
@@ -86,6 +95,10 @@ export function client(base: string) {
     const text = await res.text();
     let parsed: unknown = text;
     if (text && /json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+    if (opts.contract !== false) {
+      const mismatch = await contractMismatch(base, method, path, res.status, res.headers.get('content-type') ?? '', parsed);
+      if (mismatch) throw new Error(`OpenAPI contract broken: ${mismatch}\n${text.slice(0, 2000)}`);
+    }
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   };
 }

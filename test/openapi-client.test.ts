@@ -32,7 +32,12 @@ type Problem = components['schemas']['Problem'];
 const p: Problem = { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such store', code: 'NOT_FOUND' };
 // @ts-expect-error a nullable field is not a plain string
 const wrong = (o: Order): string => o.customerPhone;
-export { name, phone, p, wrong };
+// Enums are literal unions: a role outside the set does not compile.
+const role: Store['role'] = 'viewer';
+// @ts-expect-error not a role
+const root: Store['role'] = 'root';
+const shipping = (o: Order): 'home' | 'desk' | 'pickup' | null => o.shippingType;
+export { name, phone, p, wrong, role, root, shipping };
 `,
     );
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'es2022', moduleResolution: 'bundler', skipLibCheck: false }, files: ['use.ts', 'api.d.ts'] }));

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { client, startTestService, type Api, type TestService } from './helpers.js';
+import { contractMismatch } from './contract.js';
 import { formatProblems, lintOpenApi } from '../scripts/openapi-lint.js';
 import { ROUTES } from '../rest-compat/routes/index.js';
 
@@ -37,5 +38,17 @@ describe('GET /v1/openapi.json', () => {
     const result = await lintOpenApi(broken);
     assert.ok(result.errors > 0);
     assert.ok(result.problems.some((p) => p.ruleId === 'operation-operationId-unique'), formatProblems(result.problems));
+  });
+
+  // Guards the harness every test's /v1 responses go through (test/helpers.ts client).
+  test('the contract check reports an unlisted status, a body off its schema, and passes a kept one', async () => {
+    const problem = { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'No bearer token', code: 'UNAUTHENTICATED' };
+    assert.equal(await contractMismatch(svc.url, 'GET', '/v1/users/auth', 401, 'application/problem+json', problem), null);
+    assert.match((await contractMismatch(svc.url, 'GET', '/v1/users/auth', 418, 'application/json', {})) ?? '', /status 418 is not listed/);
+    assert.match((await contractMismatch(svc.url, 'GET', '/v1/users/auth', 401, 'application/problem+json', { ...problem, status: '401' })) ?? '', /does not match/);
+    const user = (await api('POST', '/v1/users/auth/signup', { body: { email: `c${Date.now()}@example.com`, password: 'correct horse battery', name: 'C' } })).body.user;
+    assert.equal(await contractMismatch(svc.url, 'GET', '/v1/users/auth', 200, 'application/json', user), null);
+    assert.match((await contractMismatch(svc.url, 'GET', '/v1/users/auth', 200, 'application/json', { ...user, createdAt: 'yesterday' })) ?? '', /date-time/);
+    assert.match((await contractMismatch(svc.url, 'GET', `/v1/stores/st_x/products/p_y`, 200, 'application/json', { status: 'gone' })) ?? '', /does not match/);
   });
 });

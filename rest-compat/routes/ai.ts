@@ -13,7 +13,7 @@ export default group('ai', [
     method: 'GET',
     path: studios,
     summary: "A store's brand studios (?storeId=), newest first",
-    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: String) { brandStudios(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${STUDIO} } nextCursor } }`,
+    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: BrandStudioStatus) { brandStudios(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${STUDIO} } nextCursor } }`,
   }),
   route({
     method: 'POST',
@@ -45,7 +45,7 @@ export default group('ai', [
     method: 'GET',
     path: `${studios}/{id}/generations`,
     summary: "A studio's generations, newest first (progress also as aiGenerationUpdated events)",
-    operation: `query($storeId: ID!, $id: ID!, $limit: Int, $cursor: String, $kind: String, $status: String) {
+    operation: `query($storeId: ID!, $id: ID!, $limit: Int, $cursor: String, $kind: ImageKind, $status: AiGenerationStatus) {
       brandStudioGenerations(storeId: $storeId, id: $id, limit: $limit, cursor: $cursor, kind: $kind, status: $status) { data { ${GENERATION} } nextCursor } }`,
   }),
   route({

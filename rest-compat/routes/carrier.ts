@@ -11,8 +11,9 @@ const WEBHOOK = 'url active hasSecret lastEventAt';
 const webhookSettings = {
   type: 'object',
   required: ['url', 'active', 'hasSecret', 'lastEventAt'],
-  properties: { url: { type: 'string' }, active: { type: 'boolean' }, hasSecret: { type: 'boolean' }, lastEventAt: { type: ['string', 'null'] } },
+  properties: { url: { type: 'string' }, active: { type: 'boolean' }, hasSecret: { type: 'boolean' }, lastEventAt: { type: ['string', 'null'], format: 'date-time' } },
 };
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
 
 export default group('carrier', [
   route({ method: 'GET', path: `${base}/wilayas`, summary: "The carrier's wilayas (cached 24 h)", operation: WILAYAS }),
@@ -59,6 +60,8 @@ export default group('carrier', [
       "With ?crc_token: Yalidine's endpoint check, answered {crc_token} without a bearer. Without it: the webhook's settings (bearer, admin+ with store.integrations), as GraphQL carrierWebhook",
     ingress: (req, deps) => carrierWebhookGet(deps, { storeId: req.params.storeId, query: req.query, headers: req.headers, rawBody: req.rawBody, ip: req.ip }),
     responseSchema: { oneOf: [{ type: 'object', required: ['crc_token'], properties: { crc_token: { type: 'string' } } }, webhookSettings] },
+    // The settings read is a member's call: its role and store answer like any other route's.
+    extraResponses: { '403': problem('The role or token scope does not allow the action'), '404': problem('A store the caller is not a member of'), '429': problem('Too many requests') },
   }),
   route({
     method: 'POST',
@@ -90,7 +93,7 @@ export default group('carrier', [
     method: 'GET',
     path: `${base}/parcels`,
     summary: "The store's parcels, newest first (?orderId=, ?status=)",
-    operation: `query($storeId: ID!, $orderId: ID, $status: String, $limit: Int, $cursor: String) { parcels(storeId: $storeId, orderId: $orderId, status: $status, limit: $limit, cursor: $cursor) { data { ${PARCEL} } nextCursor } }`,
+    operation: `query($storeId: ID!, $orderId: ID, $status: ParcelStatus, $limit: Int, $cursor: String) { parcels(storeId: $storeId, orderId: $orderId, status: $status, limit: $limit, cursor: $cursor) { data { ${PARCEL} } nextCursor } }`,
   }),
   route({
     method: 'GET',

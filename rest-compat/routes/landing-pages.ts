@@ -9,7 +9,7 @@ export default group('product landing pages', [
     method: 'GET',
     path: base,
     summary: "A store's product landing pages, newest first; filter by product and status",
-    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $productId: ID, $status: String) {
+    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $productId: ID, $status: LandingPageStatus) {
       productLandingPages(storeId: $storeId, limit: $limit, cursor: $cursor, productId: $productId, status: $status) { data { ${LANDING_PAGE} } nextCursor } }`,
   }),
   route({

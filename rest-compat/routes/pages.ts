@@ -37,7 +37,7 @@ export default group('pages', [
     method: 'GET',
     path: base,
     summary: "A store's pages (?storeId=)",
-    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: String) { pages(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${PAGE} } nextCursor } }`,
+    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: PageStatus) { pages(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${PAGE} } nextCursor } }`,
   }),
   route({
     method: 'POST',

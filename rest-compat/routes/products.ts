@@ -8,7 +8,7 @@ export default group('products', [
     method: 'GET',
     path: base,
     summary: "A store's products, newest first",
-    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: String) { products(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${PRODUCT} } nextCursor } }`,
+    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: ProductStatus) { products(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${PRODUCT} } nextCursor } }`,
   }),
   route({
     method: 'POST',

@@ -12,7 +12,7 @@ export default group('purchase-orders', [
     method: 'GET',
     path: base,
     summary: "A store's purchase orders (?storeId=), newest first; filter by status, q (number or supplier), warehouseId, creation time",
-    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: String, $q: String, $warehouseId: ID, $createdAfter: String, $createdBefore: String) {
+    operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: PurchaseOrderStatus, $q: String, $warehouseId: ID, $createdAfter: String, $createdBefore: String) {
       purchaseOrders(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status, q: $q, warehouseId: $warehouseId, createdAfter: $createdAfter, createdBefore: $createdBefore) {
         data { ${PURCHASE_ORDER} } nextCursor } }`,
   }),

@@ -12,7 +12,7 @@ export default [
       method: 'GET',
       path: prices,
       summary: "A store's shipping prices (?storeId=)",
-      operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: String) { shippingPrices(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${SHIPPING_PRICE} } nextCursor } }`,
+      operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: ShippingPriceStatus) { shippingPrices(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${SHIPPING_PRICE} } nextCursor } }`,
     }),
     route({
       method: 'POST',
@@ -53,7 +53,7 @@ export default [
       method: 'GET',
       path: methods,
       summary: "A store's shipping methods (?storeId= is required)",
-      operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: String) { shippingMethods(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${SHIPPING_METHOD} } nextCursor } }`,
+      operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: ShippingMethodStatus) { shippingMethods(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status) { data { ${SHIPPING_METHOD} } nextCursor } }`,
     }),
     route({
       method: 'POST',

@@ -10,7 +10,7 @@ export default group('template components', [
     method: 'GET',
     path: base,
     summary: "A store's component library (?storeId=), or without storeId the public marketplace",
-    operation: `query($storeId: ID, $limit: Int, $cursor: String, $policy: String, $category: String, $q: String) {
+    operation: `query($storeId: ID, $limit: Int, $cursor: String, $policy: ComponentPolicy, $category: String, $q: String) {
       templateComponents(storeId: $storeId, limit: $limit, cursor: $cursor, policy: $policy, category: $category, q: $q) { data { ${TEMPLATE_COMPONENT} } nextCursor } }`,
   }),
   route({

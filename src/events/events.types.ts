@@ -1,16 +1,17 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { Page } from '../lib/pagination.js';
+import { StoreEventName } from './names.js';
 
 @ObjectType('StoreEvent', { description: 'A committed order or product event of a store.' })
 export class StoreEventType {
   @Field(() => ID, { description: "The store's sequence number of the event, as a string: the cursor to resume after." })
   id!: string;
 
-  @Field(() => String, { description: 'Canonical event name, e.g. orderCreated.' })
+  @Field(() => StoreEventName)
   event!: string;
 
-  @Field(() => String, { description: 'ISO 8601 UTC with milliseconds; the webhook payload carries the same.' })
+  @Field(() => GraphQLISODateTime, { description: 'ISO 8601 UTC with milliseconds; the webhook payload carries the same.' })
   timestamp!: string;
 
   @Field(() => ID)

@@ -1,4 +1,5 @@
 import { invalid } from '../core/errors.js';
+import { graphqlEnum } from '../core/enums.js';
 
 export const EVENT_NAMES = ['orderCreated', 'orderUpdated', 'orderDeleted', 'productCreated', 'productUpdated', 'productDeleted'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
@@ -9,6 +10,9 @@ export type EventName = (typeof EVENT_NAMES)[number];
  */
 export const REALTIME_ONLY_EVENTS = ['purchaseOrderUpdated', 'aiGenerationUpdated'] as const;
 export type RealtimeOnlyEvent = (typeof REALTIME_ONLY_EVENTS)[number];
+
+export const WebhookEvent = graphqlEnum('WebhookEvent', EVENT_NAMES, 'The six events webhooks receive, by canonical name.');
+export const StoreEventName = graphqlEnum('StoreEventName', [...EVENT_NAMES, ...REALTIME_ONLY_EVENTS], 'Events the realtime channel carries: the six webhook events and the realtime-only ones.');
 
 const squash = (s: string) => s.replace(/[._\-\s]/g, '').toLowerCase();
 const BY_SQUASHED = new Map(EVENT_NAMES.map((n) => [squash(n), n]));

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { AppError, isErrorCode, type ErrorCode, type FieldError } from '../core/errors.js';
+import { enumValues } from '../core/enums.js';
 
 export interface MappedError {
   code: ErrorCode;
@@ -41,7 +42,12 @@ function coercionError(message: string): FieldError | null {
   const missing = /^Field "([^"]+)" of required type "([^"]+)" was not provided/.exec(reason);
   const expected = /^Expected type "([^"]+)"/.exec(reason);
   const cannot = /^(\w+) cannot represent/.exec(reason);
-  if (unknown) {
+  // Enums say which values they take, as the class-validator rules they replaced did.
+  const notInEnum = /^Value .* does not exist in "(\w+)" enum/s.exec(reason) ?? /^Enum "(\w+)" cannot represent/.exec(reason);
+  if (notInEnum) {
+    const values = enumValues(notInEnum[1]);
+    text = values ? `must be one of ${values.join(', ')}` : 'has an invalid value';
+  } else if (unknown) {
     field = `${path}.${unknown[1]}`;
     text = 'is not a known field';
   } else if (missing) {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
@@ -139,7 +139,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   const app = Fastify({
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
     // logRequests writes one line per request instead of fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
@@ -233,6 +233,10 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     ],
     // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
     introspection: deps.config.graphqlIntrospection,
+    // Apollo's CSRF check wants a header no simple cross-site request can carry. Authorization is
+    // one (browsers preflight it), so a GET with a bearer token passes as it is; an anonymous GET
+    // still names apollo-require-preflight, in case an ambient credential ever appears.
+    csrfPrevention: { requestHeaders: ['apollo-require-preflight', 'x-apollo-operation-name', 'authorization'] },
   });
   await apollo.start();
   await app.register(fastifyApollo(apollo), {

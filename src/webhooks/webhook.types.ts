@@ -1,6 +1,10 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, MaxLength } from 'class-validator';
+import { graphqlEnum } from '../core/enums.js';
+import { WebhookEvent } from '../events/names.js';
+
+export const DeliveryStatus = graphqlEnum('DeliveryStatus', ['success', 'failed'] as const, '`success` when the receiver answered 2xx or 3xx, else `failed`.');
 
 @ObjectType('Webhook', { description: 'A subscriber endpoint of a store; its secret is never shown here.' })
 export class WebhookType {
@@ -16,7 +20,7 @@ export class WebhookType {
   @Field(() => String)
   url!: string;
 
-  @Field(() => [String], { description: 'Canonical event names it receives.' })
+  @Field(() => [WebhookEvent], { description: 'The events it receives.' })
   events!: string[];
 
   @Field(() => GraphQLJSONObject)
@@ -31,10 +35,10 @@ export class WebhookType {
   @Field(() => Boolean)
   hasSecret!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -132,7 +136,7 @@ export class DeliveryType {
   @Field(() => ID, { nullable: true })
   webhookId!: string | null;
 
-  @Field(() => String)
+  @Field(() => WebhookEvent)
   event!: string;
 
   @Field(() => Boolean)
@@ -141,7 +145,7 @@ export class DeliveryType {
   @Field(() => String)
   url!: string;
 
-  @Field(() => String, { description: '`success` or `failed`.' })
+  @Field(() => DeliveryStatus)
   status!: string;
 
   @Field(() => Int, { nullable: true })
@@ -162,7 +166,7 @@ export class DeliveryType {
   @Field(() => ID, { nullable: true, description: 'The history entry this delivery sent again.' })
   redeliveryOf!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 }
 

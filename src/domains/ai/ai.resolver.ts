@@ -3,6 +3,9 @@ import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
 import {
   AiGenerationPage,
+  AiGenerationStatus,
+  BrandStudioStatus,
+  ImageKind,
   BrandPrimariesInput,
   BrandStudioCreateInput,
   BrandStudioPage,
@@ -26,7 +29,7 @@ export class BrandStudioResolver {
     @Arg('storeId', () => ID) storeId: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('status', () => String, { nullable: true, description: '`draft` or `ready`.' }) status?: string,
+    @Arg('status', () => BrandStudioStatus, { nullable: true }) status?: string,
   ): Promise<BrandStudioPage> {
     return studios.listStudios(ctx, storeId, { limit, cursor, status });
   }
@@ -45,8 +48,8 @@ export class BrandStudioResolver {
     @Arg('id', () => ID) id: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('kind', () => String, { nullable: true, description: '`logo`, `icon`, `cover` or `palette`.' }) kind?: string,
-    @Arg('status', () => String, { nullable: true, description: '`pending`, `processing`, `completed` or `failed`.' }) status?: string,
+    @Arg('kind', () => ImageKind, { nullable: true }) kind?: string,
+    @Arg('status', () => AiGenerationStatus, { nullable: true }) status?: string,
   ): Promise<AiGenerationPage> {
     return generations.listGenerations(ctx, storeId, id, { limit, cursor, kind, status });
   }

@@ -1,11 +1,15 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsIn, IsInt, IsOptional, IsUrl, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsInt, IsOptional, IsUrl, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { graphqlEnum } from '../../core/enums.js';
 
 export const IMAGE_KINDS = ['logo', 'icon', 'cover', 'palette'] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
-export const STUDIO_STATUSES = ['draft', 'ready'];
-export const GENERATION_STATUSES = ['pending', 'processing', 'completed', 'failed'];
+export const STUDIO_STATUSES = ['draft', 'ready'] as const;
+export const GENERATION_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export const ImageKind = graphqlEnum('ImageKind', IMAGE_KINDS);
+export const BrandStudioStatus = graphqlEnum('BrandStudioStatus', STUDIO_STATUSES);
+export const AiGenerationStatus = graphqlEnum('AiGenerationStatus', GENERATION_STATUSES);
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 const URL_RULE = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
@@ -40,10 +44,10 @@ export class ImagePromptTemplateType {
   @Field(() => String, { nullable: true })
   previewImageUrl!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -179,13 +183,13 @@ export class BrandStudioType {
   @Field(() => BrandPrimariesType)
   primaries!: BrandPrimariesType;
 
-  @Field(() => String, { description: '`draft` or `ready`.' })
+  @Field(() => BrandStudioStatus)
   status!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -227,10 +231,10 @@ export class AiGenerationType {
   @Field(() => ID)
   studioId!: string;
 
-  @Field(() => String, { description: '`logo`, `icon`, `cover` or `palette`.' })
+  @Field(() => ImageKind)
   kind!: string;
 
-  @Field(() => String, { description: '`pending`, `processing`, `completed` or `failed`.' })
+  @Field(() => AiGenerationStatus)
   status!: string;
 
   @Field(() => Float, { description: '0 to 1.' })
@@ -269,10 +273,10 @@ export class AiGenerationType {
   @Field(() => String, { nullable: true })
   error!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -312,11 +316,10 @@ export class BrandBriefInput {
 
 @InputType()
 export class BrandGenerateInput {
-  @Field(() => [String], { description: 'logo, icon, cover and/or palette: one generation each.' })
+  @Field(() => [ImageKind], { description: 'One generation each.' })
   @ArrayMinSize(1, { message: 'must name at least one kind' })
   @ArrayMaxSize(4, { message: 'must name at most 4 kinds' })
   @ArrayUnique({ message: 'must not repeat a kind' })
-  @IsIn(IMAGE_KINDS, { each: true, message: `each kind must be one of ${IMAGE_KINDS.join(', ')}` })
   kinds!: string[];
 
   @Field(() => Int, { nullable: true, defaultValue: 1, description: 'Assets per generation, 1 to 4.' })
@@ -353,9 +356,8 @@ export class BrandStudioCreateInput {
   @ValidateNested()
   brief?: BrandBriefInput | null;
 
-  @Field(() => String, { nullable: true, description: '`draft` (default) or `ready`.' })
+  @Field(() => BrandStudioStatus, { nullable: true, description: '`draft` (default) or `ready`.' })
   @IsOptional()
-  @IsIn(STUDIO_STATUSES, { message: `must be one of ${STUDIO_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => BrandGenerateInput, { nullable: true, description: 'Queue generations in the same request.' })
@@ -376,9 +378,8 @@ export class BrandStudioUpdateInput {
   @ValidateNested()
   brief?: BrandBriefInput | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => BrandStudioStatus, { nullable: true })
   @IsOptional()
-  @IsIn(STUDIO_STATUSES, { message: `must be one of ${STUDIO_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => BrandGenerateInput, { nullable: true })

@@ -2,6 +2,7 @@ import { createUnionType, Field, ID, InputType, Int, ObjectType } from 'type-gra
 import { IsEmail, Length, MaxLength, MinLength } from 'class-validator';
 import { UserType } from '../users/user.types.js';
 import { Page } from '../../lib/pagination.js';
+import { graphqlEnum } from '../../core/enums.js';
 
 @InputType()
 export class SignupInput {
@@ -70,12 +71,14 @@ export class TokenAppType {
   name!: string;
 }
 
+export const TokenKind = graphqlEnum('TokenKind', ['session', 'oauth'] as const, 'A sign-in session, or an OAuth app token.');
+
 @ObjectType('Token', { description: 'A bearer token of the caller; never the token itself.' })
 export class TokenType {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String, { description: '`session` or `oauth`.' })
+  @Field(() => TokenKind)
   kind!: string;
 
   @Field(() => String, { nullable: true })

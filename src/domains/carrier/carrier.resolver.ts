@@ -14,6 +14,7 @@ import {
   CarrierWebhookType,
   CarrierWilayaList,
   ParcelPage,
+  ParcelStatus,
   ParcelType,
 } from './carrier.types.js';
 import * as carrier from './carrier.service.js';
@@ -66,7 +67,7 @@ export class CarrierResolver {
     @GqlCtx() ctx: Ctx,
     @Arg('storeId', () => ID) storeId: string,
     @Arg('orderId', () => ID, { nullable: true }) orderId?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => ParcelStatus, { nullable: true }) status?: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
   ): Promise<ParcelPage> {

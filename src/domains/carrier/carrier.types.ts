@@ -1,6 +1,12 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ArrayMaxSize, ArrayMinSize, IsIn, IsOptional, Length, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, MaxLength } from 'class-validator';
+import { graphqlEnum } from '../../core/enums.js';
+import { PARCEL_STATUSES } from '../integrations/integration.kinds.js';
+
+export const ParcelStatus = graphqlEnum('ParcelStatus', PARCEL_STATUSES, "A parcel's state in Souk's words, whatever the carrier calls it (its own text is rawStatus).");
+export const ParcelEventSource = graphqlEnum('ParcelEventSource', ['send', 'webhook', 'poll', 'cancel'] as const, 'What brought the news: the send itself, a carrier webhook, a poll, or a cancel.');
+export const CarrierDeliveryType = graphqlEnum('CarrierDeliveryType', ['home', 'stopdesk'] as const, 'To the door, or to a carrier stop desk.');
 
 @ObjectType('CarrierWilaya')
 export class CarrierWilayaType {
@@ -106,7 +112,7 @@ export class CarrierStatisticsType {
 
 @ObjectType('ParcelHistoryEntry')
 export class ParcelHistoryEntryType {
-  @Field(() => String)
+  @Field(() => ParcelStatus)
   status!: string;
 
   @Field(() => String, { nullable: true })
@@ -115,10 +121,10 @@ export class ParcelHistoryEntryType {
   @Field(() => String, { nullable: true })
   reason!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   occurredAt!: string;
 
-  @Field(() => String, { description: 'send, webhook, poll or cancel.' })
+  @Field(() => ParcelEventSource)
   source!: string;
 }
 
@@ -136,7 +142,7 @@ export class ParcelType {
   @Field(() => String, { nullable: true })
   tracking!: string | null;
 
-  @Field(() => String, { description: 'creating, pending, picked_up, in_transit, out_for_delivery, on_hold, delivered, failed, returning, returned or cancelled.' })
+  @Field(() => ParcelStatus)
   status!: string;
 
   @Field(() => String, { nullable: true, description: "The carrier's own status text." })
@@ -145,7 +151,7 @@ export class ParcelType {
   @Field(() => String, { nullable: true })
   labelUrl!: string | null;
 
-  @Field(() => String, { description: 'home or stopdesk.' })
+  @Field(() => CarrierDeliveryType)
   deliveryType!: string;
 
   @Field(() => ID, { nullable: true })
@@ -166,10 +172,10 @@ export class ParcelType {
   @Field(() => [ParcelHistoryEntryType])
   history!: ParcelHistoryEntryType[];
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -220,9 +226,8 @@ export class CarrierSendInput {
   @Field(() => ID)
   orderId!: string;
 
-  @Field(() => String, { nullable: true, description: "home or stopdesk; default from the order's shippingType (desk → stopdesk)." })
+  @Field(() => CarrierDeliveryType, { nullable: true, description: "Default from the order's shippingType (desk → stopdesk)." })
   @IsOptional()
-  @IsIn(['home', 'stopdesk'], { message: 'must be home or stopdesk' })
   deliveryType?: string | null;
 
   @Field(() => ID, { nullable: true })
@@ -323,7 +328,7 @@ export class CarrierWebhookType {
   @Field(() => Boolean)
   hasSecret!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   lastEventAt!: string | null;
 }
 

@@ -1,6 +1,9 @@
-import { Field, InputType, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, InputType, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional } from 'class-validator';
+import { graphqlEnum } from '../../core/enums.js';
+
+export const IntegrationStatus = graphqlEnum('IntegrationStatus', ['unverified', 'active', 'error', 'disconnected'] as const, '`unverified` until a provider call succeeds (`active`) or fails (`error`); `disconnected` once its access is revoked.');
 
 @ObjectType('Integration', { description: 'One integration of a store; secrets are write-only and read back masked.' })
 export class IntegrationType {
@@ -16,7 +19,7 @@ export class IntegrationType {
   @Field(() => Boolean)
   enabled!: boolean;
 
-  @Field(() => String, { description: 'unverified, active, error or disconnected.' })
+  @Field(() => IntegrationStatus)
   status!: string;
 
   @Field(() => GraphQLJSONObject)
@@ -28,13 +31,13 @@ export class IntegrationType {
   @Field(() => String, { nullable: true })
   lastError!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   lastSuccessAt!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

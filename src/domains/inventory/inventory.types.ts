@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsEmail, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { BatchFailure, BatchInput, BatchSummary } from '../../lib/batch.js';
@@ -34,10 +34,10 @@ export class WarehouseType {
   @Field(() => GraphQLJSONObject)
   metadata!: Record<string, unknown>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -148,7 +148,7 @@ export class InventoryLevelType {
   @Field(() => Int)
   onHand!: number;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -181,7 +181,7 @@ export class InventoryMovementType {
   @Field(() => String, { nullable: true, description: 'The order or purchase order that caused it.' })
   refId!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 }
 

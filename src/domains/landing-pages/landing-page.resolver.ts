@@ -1,7 +1,7 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
-import { ProductLandingPageCreateInput, ProductLandingPagePage, ProductLandingPageType, ProductLandingPageUpdateInput } from './landing-page.types.js';
+import { LandingPageStatus, ProductLandingPageCreateInput, ProductLandingPagePage, ProductLandingPageType, ProductLandingPageUpdateInput } from './landing-page.types.js';
 import * as pages from './landing-page.service.js';
 
 @Resolver()
@@ -14,7 +14,7 @@ export class LandingPageResolver {
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
     @Arg('productId', () => ID, { nullable: true }) productId?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => LandingPageStatus, { nullable: true }) status?: string,
   ): Promise<ProductLandingPagePage> {
     return pages.listLandingPages(ctx, storeId, { limit, cursor, productId, status });
   }

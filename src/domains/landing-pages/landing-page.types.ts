@@ -1,9 +1,11 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { IsIn, IsOptional, Length, Matches } from 'class-validator';
+import { IsOptional, Length, Matches } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
+import { graphqlEnum } from '../../core/enums.js';
 
-export const LANDING_PAGE_STATUSES = ['draft', 'published', 'archived'];
+export const LANDING_PAGE_STATUSES = ['draft', 'published', 'archived'] as const;
+export const LandingPageStatus = graphqlEnum('LandingPageStatus', LANDING_PAGE_STATUSES);
 
 @ObjectType('ProductLandingPage')
 export class ProductLandingPageType {
@@ -22,16 +24,16 @@ export class ProductLandingPageType {
   @Field(() => String, { description: 'Unique per store.' })
   slug!: string;
 
-  @Field(() => String, { description: '`draft`, `published` or `archived`.' })
+  @Field(() => LandingPageStatus)
   status!: string;
 
   @Field(() => GraphQLJSONObject, { description: "The page builder's content, stored as given." })
   content!: Record<string, unknown>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -60,9 +62,8 @@ export class ProductLandingPageCreateInput {
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
   slug?: string | null;
 
-  @Field(() => String, { nullable: true, description: '`draft` (default), `published` or `archived`.' })
+  @Field(() => LandingPageStatus, { nullable: true, description: 'Default `draft`.' })
   @IsOptional()
-  @IsIn(LANDING_PAGE_STATUSES, { message: `must be one of ${LANDING_PAGE_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true })
@@ -87,9 +88,8 @@ export class ProductLandingPageUpdateInput {
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
   slug?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => LandingPageStatus, { nullable: true })
   @IsOptional()
-  @IsIn(LANDING_PAGE_STATUSES, { message: `must be one of ${LANDING_PAGE_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true })

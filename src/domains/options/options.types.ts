@@ -1,4 +1,4 @@
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional } from 'class-validator';
 
@@ -13,10 +13,10 @@ export class OptionType {
   @Field(() => Boolean, { description: 'Public options appear in GET /v1/configs.' })
   public!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

@@ -1,8 +1,13 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
-import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { Page } from '../../lib/pagination.js';
+import { graphqlEnum } from '../../core/enums.js';
+import { ShippingType } from '../shipping/shipping.types.js';
+
+export const ORDER_PAYMENT_STATUSES = ['unpaid', 'pending', 'paid', 'partially_refunded', 'refunded'] as const;
+export const PaymentStatus = graphqlEnum('PaymentStatus', ORDER_PAYMENT_STATUSES, "Where an order's payment stands, following its payments and refunds.");
 
 @ObjectType('OrderItem')
 export class OrderItemType {
@@ -81,7 +86,7 @@ export class OrderType {
   @Field(() => ID, { nullable: true })
   shippingMethodId!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'home, desk or pickup.' })
+  @Field(() => ShippingType, { nullable: true })
   shippingType!: string | null;
 
   @Field(() => Float)
@@ -96,13 +101,13 @@ export class OrderType {
   @Field(() => FulfillmentType, { nullable: true })
   fulfillment!: FulfillmentType | null;
 
-  @Field(() => String, { description: 'unpaid, pending, paid, partially_refunded or refunded.' })
+  @Field(() => PaymentStatus)
   paymentStatus!: string;
 
   @Field(() => String, { nullable: true })
   paymentMethod!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Set on the first move to a confirmed or fulfilled kind, never cleared.' })
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'Set on the first move to a confirmed or fulfilled kind, never cleared.' })
   confirmedAt!: string | null;
 
   @Field(() => ID, { nullable: true })
@@ -120,10 +125,10 @@ export class OrderType {
   @Field(() => GraphQLJSONObject)
   metadata!: Record<string, unknown>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 
   @Field(() => String, { nullable: true, description: "Only in the create response: a bearer token for this order's payment methods, select, checkout and status." })
@@ -211,9 +216,8 @@ export class OrderCreateInput {
   @IsOptional()
   shippingMethodId?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'home, desk or pickup.' })
+  @Field(() => ShippingType, { nullable: true })
   @IsOptional()
-  @IsIn(['home', 'desk', 'pickup'], { message: 'must be one of home, desk, pickup' })
   shippingType?: string | null;
 
   @Field(() => String, { nullable: true, description: 'A promo code of the store: the order takes its discount and counts one use; an unusable code is a 409 naming the reason.' })

@@ -1,9 +1,8 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { ArrayMaxSize, ArrayMinSize, IsIn, IsOptional, Length, Matches } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Matches } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
-import { STATUS_KINDS } from './statuses.js';
+import { OrderStatusKind } from './statuses.js';
 
-const KIND_MESSAGE = `must be one of ${STATUS_KINDS.join(', ')}`;
 const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
 /** applyMany works on at most this many orders per call. */
 export const APPLY_MANY_MAX = 500;
@@ -25,7 +24,7 @@ export class StatusType {
   @Field(() => Int, { description: 'Place in the store list, from 0.' })
   position!: number;
 
-  @Field(() => String, { description: '`new`, `confirmed`, `rejected`, `fulfilled`, `cancelled` or `other`.' })
+  @Field(() => OrderStatusKind)
   kind!: string;
 }
 
@@ -46,9 +45,8 @@ export class StatusCreateInput {
   @Matches(COLOR_PATTERN, { message: 'must be a #rrggbb color' })
   color?: string | null;
 
-  @Field(() => String, { nullable: true, description: '`other` when omitted.' })
+  @Field(() => OrderStatusKind, { nullable: true, description: '`other` when omitted.' })
   @IsOptional()
-  @IsIn(STATUS_KINDS, { message: KIND_MESSAGE })
   kind?: string | null;
 }
 
@@ -70,9 +68,8 @@ export class StatusUpdateInput {
   @Matches(COLOR_PATTERN, { message: 'must be a #rrggbb color' })
   color?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => OrderStatusKind, { nullable: true })
   @IsOptional()
-  @IsIn(STATUS_KINDS, { message: KIND_MESSAGE })
   kind?: string | null;
 }
 

@@ -1,8 +1,10 @@
 import { OrderStatus } from './order.entity.js';
 import type { Ctx } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
+import { graphqlEnum } from '../../core/enums.js';
 
 export const STATUS_KINDS = ['new', 'confirmed', 'rejected', 'fulfilled', 'cancelled', 'returned', 'other'] as const;
+export const OrderStatusKind = graphqlEnum('OrderStatusKind', STATUS_KINDS, 'What a status means to the order flow; a store may have several statuses of one kind.');
 
 /** Every store starts with this list, in this order. */
 export const DEFAULT_STATUSES = [

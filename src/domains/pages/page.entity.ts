@@ -1,7 +1,7 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../lib/ids.js';
 
-export const PAGE_STATUSES = ['draft', 'published'];
+export const PAGE_STATUSES = ['draft', 'published'] as const;
 
 export interface Seo {
   title: string | null;

@@ -1,7 +1,7 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
-import { PageInput, PagePage, PageType, PageUpdateInput, PageViewType } from './page.types.js';
+import { PageInput, PagePage, PageStatus, PageType, PageUpdateInput, PageViewType } from './page.types.js';
 import * as pages from './page.service.js';
 
 const READ = policies.store('store.read');
@@ -16,7 +16,7 @@ export class PageResolver {
     @Arg('storeId', () => ID) storeId: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => PageStatus, { nullable: true }) status?: string,
   ): Promise<PagePage> {
     return pages.listPages(ctx, storeId, { limit, cursor, status });
   }

@@ -1,7 +1,10 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { IsIn, IsOptional, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { Field, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
+import { IsOptional, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { PAGE_STATUSES } from './page.entity.js';
 import { SLUG_PATTERN } from '../../lib/slug.js';
+import { graphqlEnum } from '../../core/enums.js';
+
+export const PageStatus = graphqlEnum('PageStatus', PAGE_STATUSES, 'Only `published` pages are served publicly.');
 
 const SLUG_MESSAGE = 'must be lowercase letters, digits and single dashes (no "_")';
 /** Markdown bodies up to 256 KiB. */
@@ -46,19 +49,19 @@ export class PageType {
   @Field(() => String, { description: 'Markdown.' })
   body!: string;
 
-  @Field(() => String, { description: '`draft` or `published`.' })
+  @Field(() => PageStatus)
   status!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   publishedAt!: string | null;
 
   @Field(() => SeoType)
   seo!: SeoType;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -89,9 +92,8 @@ export class PageInput {
   @MaxLength(MAX_BODY, { message: `must be at most ${MAX_BODY} characters` })
   body?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Default `draft`.' })
+  @Field(() => PageStatus, { nullable: true, description: 'Default `draft`.' })
   @IsOptional()
-  @IsIn(PAGE_STATUSES, { message: `must be one of ${PAGE_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => SeoInput, { nullable: true })
@@ -119,9 +121,8 @@ export class PageUpdateInput {
   @MaxLength(MAX_BODY, { message: `must be at most ${MAX_BODY} characters` })
   body?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => PageStatus, { nullable: true })
   @IsOptional()
-  @IsIn(PAGE_STATUSES, { message: `must be one of ${PAGE_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => SeoInput, { nullable: true, description: 'The SEO fields given change.' })
@@ -147,6 +148,6 @@ export class PageViewType {
   @Field(() => SeoType)
   seo!: SeoType;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }

@@ -1,5 +1,17 @@
-import { Field, Float, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
 import { IsOptional, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { graphqlEnum } from '../../core/enums.js';
+import type { PaymentState as PaymentStateName, RefundState as RefundStateName } from '../../providers/payment.js';
+import { PaymentStatus } from '../orders/order.types.js';
+import { PROVIDERS } from './payment.providers.js';
+
+export const PaymentProvider = graphqlEnum('PaymentProvider', PROVIDERS);
+export const PaymentState = graphqlEnum(
+  'PaymentState',
+  ['requires_action', 'pending', 'paid', 'failed', 'canceled', 'expired'] as const satisfies readonly PaymentStateName[],
+  'Online: `requires_action` until the provider reports `paid`, `failed`, `canceled` or `expired`; cash on delivery: `pending` until `paid` or `canceled`.',
+);
+export const RefundState = graphqlEnum('RefundState', ['pending', 'requires_action', 'succeeded', 'failed', 'canceled'] as const satisfies readonly RefundStateName[]);
 
 @ObjectType('Payment')
 export class PaymentType {
@@ -9,7 +21,7 @@ export class PaymentType {
   @Field(() => ID)
   orderId!: string;
 
-  @Field(() => String, { description: 'cod, chargily or stripe.' })
+  @Field(() => PaymentProvider)
   provider!: string;
 
   @Field(() => String)
@@ -27,16 +39,16 @@ export class PaymentType {
   @Field(() => String, { nullable: true, description: "The provider's checkout id." })
   providerRef!: string | null;
 
-  @Field(() => String, { description: 'Online: requires_action, paid, failed, canceled or expired; cod: pending, paid or canceled.' })
+  @Field(() => PaymentState)
   status!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   paidAt!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -60,13 +72,13 @@ export class RefundType {
   @Field(() => Boolean, { description: 'Money returned outside Souk and only recorded here.' })
   manual!: boolean;
 
-  @Field(() => String, { description: 'pending, requires_action, succeeded, failed or canceled.' })
+  @Field(() => RefundState)
   status!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -75,7 +87,7 @@ export class PaymentMethodType {
   @Field(() => String)
   method!: string;
 
-  @Field(() => String)
+  @Field(() => PaymentProvider)
   provider!: string;
 
   @Field(() => Boolean, { description: "Enabled in the store's payments integration, configured, and able to take the order's currency." })
@@ -93,7 +105,7 @@ export class PaymentMethodsType {
 
 @ObjectType('OrderPaymentStatus')
 export class OrderPaymentStatusType {
-  @Field(() => String, { description: 'unpaid, pending, paid, partially_refunded or refunded.' })
+  @Field(() => PaymentStatus)
   paymentStatus!: string;
 
   @Field(() => PaymentType, { nullable: true, description: 'The paid payment, else the latest one.' })

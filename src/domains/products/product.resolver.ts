@@ -1,7 +1,7 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
-import { ProductCreateInput, ProductPage, ProductType, ProductUpdateInput } from './product.types.js';
+import { ProductCreateInput, ProductPage, ProductStatus, ProductType, ProductUpdateInput } from './product.types.js';
 import * as products from './product.service.js';
 
 @Resolver()
@@ -13,7 +13,7 @@ export class ProductResolver {
     @Arg('storeId', () => ID) storeId: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => ProductStatus, { nullable: true }) status?: string,
   ): Promise<ProductPage> {
     return products.listProducts(ctx, storeId, { limit, cursor, status });
   }

@@ -1,11 +1,13 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
-import { IsIn, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { Page } from '../../lib/pagination.js';
+import { graphqlEnum } from '../../core/enums.js';
 
-export const PRODUCT_STATUSES = ['draft', 'active', 'archived'];
+export const PRODUCT_STATUSES = ['draft', 'active', 'archived'] as const;
+export const ProductStatus = graphqlEnum('ProductStatus', PRODUCT_STATUSES, 'Where a product is in its life: `draft`, `active` (orderable) or `archived`.');
 
 @ObjectType('Product')
 export class ProductType {
@@ -33,16 +35,16 @@ export class ProductType {
   @Field(() => Boolean, { description: 'Orders may take stock below zero.' })
   allowBackorder!: boolean;
 
-  @Field(() => String, { description: '`draft`, `active` or `archived`.' })
+  @Field(() => ProductStatus)
   status!: string;
 
   @Field(() => GraphQLJSONObject)
   metadata!: Record<string, unknown>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -73,9 +75,8 @@ export class ProductCreateInput {
   @Max(1e9, { message: 'is too large' })
   stock?: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => ProductStatus, { nullable: true })
   @IsOptional()
-  @IsIn(PRODUCT_STATUSES, { message: `must be one of ${PRODUCT_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -118,9 +119,8 @@ export class ProductUpdateInput {
   @Max(1e9, { message: 'is too large' })
   stock?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => ProductStatus, { nullable: true })
   @IsOptional()
-  @IsIn(PRODUCT_STATUSES, { message: `must be one of ${PRODUCT_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => String, { nullable: true })

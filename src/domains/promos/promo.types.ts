@@ -1,9 +1,12 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { ArrayMaxSize, IsIn, IsInt, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { ArrayMaxSize, IsInt, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { graphqlEnum } from '../../core/enums.js';
 
 export const PROMO_TYPES = ['percentage', 'fixed', 'free_shipping'] as const;
 export const PROMO_REASONS = ['not_found', 'inactive', 'not_started', 'expired', 'max_uses', 'max_uses_customer', 'min_subtotal', 'not_applicable'] as const;
 export type PromoReason = (typeof PROMO_REASONS)[number];
+export const PromoKind = graphqlEnum('PromoKind', PROMO_TYPES, 'A percentage off the subtotal, a fixed amount off, or free shipping.');
+export const PromoRefusal = graphqlEnum('PromoRefusal', PROMO_REASONS, 'Why a promo code does not apply.');
 const CODE = /^[A-Za-z0-9_-]+$/;
 
 @ObjectType('Promo')
@@ -17,7 +20,7 @@ export class PromoType {
   @Field(() => String, { description: 'Upper-cased, unique per store.' })
   code!: string;
 
-  @Field(() => String, { description: 'percentage, fixed or free_shipping.' })
+  @Field(() => PromoKind)
   type!: string;
 
   @Field(() => Float, { description: 'A percent for percentage (10 = 10 %), an amount for fixed, 0 for free_shipping.' })
@@ -38,19 +41,19 @@ export class PromoType {
   @Field(() => [ID], { description: 'Empty: every product.' })
   productIds!: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   startsAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   endsAt!: string | null;
 
   @Field(() => Boolean)
   active!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -70,8 +73,7 @@ export class PromoCreateInput {
   @Matches(CODE, { message: 'must be letters, digits, dashes and underscores' })
   code!: string;
 
-  @Field(() => String)
-  @IsIn(PROMO_TYPES, { message: `must be one of ${PROMO_TYPES.join(', ')}` })
+  @Field(() => PromoKind)
   type!: string;
 
   @Field(() => Float, { nullable: true, description: 'Required for percentage (0 < value <= 100) and fixed (> 0).' })
@@ -122,9 +124,8 @@ export class PromoUpdateInput {
   @Matches(CODE, { message: 'must be letters, digits, dashes and underscores' })
   code?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => PromoKind, { nullable: true })
   @IsOptional()
-  @IsIn(PROMO_TYPES, { message: `must be one of ${PROMO_TYPES.join(', ')}` })
   type?: string | null;
 
   @Field(() => Float, { nullable: true })
@@ -206,7 +207,7 @@ export class PromoValidation {
   @Field(() => Boolean)
   valid!: boolean;
 
-  @Field(() => String, { nullable: true, description: `Null when valid; else one of ${PROMO_REASONS.join(', ')}.` })
+  @Field(() => PromoRefusal, { nullable: true, description: 'Null when valid.' })
   reason!: PromoReason | null;
 
   @Field(() => Float)

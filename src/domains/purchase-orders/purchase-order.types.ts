@@ -1,10 +1,13 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ArrayMaxSize, ArrayMinSize, IsEmail, IsIn, IsInt, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsEmail, IsInt, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 import { BatchFailure, BatchInput, BatchSummary, MAX_BATCH_IDS } from '../../lib/batch.js';
+import { graphqlEnum } from '../../core/enums.js';
 
 export const PO_STATUSES = ['draft', 'sent', 'partial', 'received', 'cancelled'] as const;
 export const PO_TARGETS = ['received', 'partial', 'sent', 'draft'] as const;
+export const PurchaseOrderStatus = graphqlEnum('PurchaseOrderStatus', PO_STATUSES);
+export const PurchaseOrderTarget = graphqlEnum('PurchaseOrderTarget', PO_TARGETS, 'The statuses a purchase order may be set to (cancel has its own route).');
 export const MAX_PO_ITEMS = 500;
 
 @ObjectType('Supplier')
@@ -66,7 +69,7 @@ export class ReceiptType {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   at!: string;
 
   @Field(() => ID, { nullable: true })
@@ -81,7 +84,7 @@ export class SendType {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   at!: string;
 
   @Field(() => String, { description: 'The recipients, comma-separated.' })
@@ -105,7 +108,7 @@ export class PurchaseOrderType {
   @Field(() => String, { description: 'PO-000042, per store.' })
   number!: string;
 
-  @Field(() => String, { description: 'draft, sent, partial, received or cancelled.' })
+  @Field(() => PurchaseOrderStatus)
   status!: string;
 
   @Field(() => SupplierType)
@@ -138,16 +141,16 @@ export class PurchaseOrderType {
   @Field(() => String, { nullable: true })
   notes!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   expectedAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   sentAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   receivedAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   cancelledAt!: string | null;
 
   @Field(() => String, { nullable: true })
@@ -159,10 +162,10 @@ export class PurchaseOrderType {
   @Field(() => [SendType])
   sends!: SendType[];
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -329,8 +332,7 @@ export class ReceiptItemInput {
 
 @InputType()
 export class PurchaseOrderStatusInput {
-  @Field(() => String, { description: 'received, partial, sent or draft.' })
-  @IsIn(PO_TARGETS, { message: `must be one of ${PO_TARGETS.join(', ')}` })
+  @Field(() => PurchaseOrderTarget)
   status!: string;
 
   @Field(() => [ReceiptItemInput], { nullable: true, description: 'Receiving: these quantities; omitted: everything outstanding.' })

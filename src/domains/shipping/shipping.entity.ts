@@ -9,9 +9,9 @@ export type StateRates = Partial<Record<DeliveryType, number | null>>;
 /** Country (ISO 3166-1 alpha-2) → state code → rates. */
 export type PriceTable = Record<string, Record<string, StateRates>>;
 
-export const PRICE_STATUSES = ['draft', 'published'];
-export const METHOD_STATUSES = ['draft', 'published', 'archived'];
-export const METHOD_POLICIES = ['private', 'public'];
+export const PRICE_STATUSES = ['draft', 'published'] as const;
+export const METHOD_STATUSES = ['draft', 'published', 'archived'] as const;
+export const METHOD_POLICIES = ['private', 'public'] as const;
 
 @Entity({ tableName: 'shipping_prices' })
 export class ShippingPrice {

@@ -13,6 +13,9 @@ import {
   ShippingPriceReplaceInput,
   ShippingPriceType,
   ShippingQuoteType,
+  ShippingMethodStatus,
+  ShippingPriceStatus,
+  ShippingType,
 } from './shipping.types.js';
 import * as shipping from './shipping.service.js';
 
@@ -28,7 +31,7 @@ export class ShippingResolver {
     @Arg('storeId', () => ID) storeId: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => ShippingPriceStatus, { nullable: true }) status?: string,
   ): Promise<ShippingPricePage> {
     return shipping.listPrices(ctx, storeId, { limit, cursor, status });
   }
@@ -81,7 +84,7 @@ export class ShippingResolver {
     @Arg('storeId', () => ID) storeId: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('status', () => String, { nullable: true }) status?: string,
+    @Arg('status', () => ShippingMethodStatus, { nullable: true }) status?: string,
   ): Promise<ShippingMethodPage> {
     return shipping.listMethods(ctx, storeId, { limit, cursor, status });
   }
@@ -146,7 +149,7 @@ export class ShippingResolver {
     @Arg('methodId', () => ID) methodId: string,
     @Arg('country', () => String, { defaultValue: 'DZ' }) country: string,
     @Arg('state', () => String, { nullable: true }) state: string | null,
-    @Arg('type', () => String) type: string,
+    @Arg('type', () => ShippingType) type: string,
   ): Promise<ShippingQuoteType> {
     return shipping.shippingQuote(ctx, storeId, methodId, country, state ?? null, type);
   }

@@ -110,7 +110,7 @@ export async function patchPrice(ctx: Ctx, storeId: string, id: string, patch: R
     if (typeof doc.name !== 'string' || doc.name.trim().length < 1 || doc.name.length > 200) throw invalid('name', 'must be 1 to 200 characters');
     if (doc.logoUrl != null && (typeof doc.logoUrl !== 'string' || doc.logoUrl.length > 2048)) throw invalid('logoUrl', 'must be a string of at most 2048 characters, or null');
     if (typeof doc.currency !== 'string') throw invalid('currency', 'is required');
-    if (typeof doc.status !== 'string' || !PRICE_STATUSES.includes(doc.status)) throw invalid('status', `must be one of ${PRICE_STATUSES.join(', ')}`);
+    if (typeof doc.status !== 'string' || !(PRICE_STATUSES as readonly string[]).includes(doc.status)) throw invalid('status', `must be one of ${PRICE_STATUSES.join(', ')}`);
     p.currency = checkCurrency(doc.currency);
     p.name = doc.name.trim();
     p.logoUrl = (doc.logoUrl as string | null | undefined) ?? null;

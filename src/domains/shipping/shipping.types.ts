@@ -1,7 +1,13 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { IsIn, IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
-import { METHOD_POLICIES, METHOD_STATUSES, PRICE_STATUSES } from './shipping.entity.js';
+import { IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { DELIVERY_TYPES, METHOD_POLICIES, METHOD_STATUSES, PRICE_STATUSES } from './shipping.entity.js';
+import { graphqlEnum } from '../../core/enums.js';
+
+export const ShippingType = graphqlEnum('ShippingType', DELIVERY_TYPES, 'How an order is delivered: to the door (`home`), to a carrier desk (`desk`) or picked up at the store (`pickup`).');
+export const ShippingPriceStatus = graphqlEnum('ShippingPriceStatus', PRICE_STATUSES);
+export const ShippingMethodStatus = graphqlEnum('ShippingMethodStatus', METHOD_STATUSES);
+export const ShippingMethodPolicy = graphqlEnum('ShippingMethodPolicy', METHOD_POLICIES, '`public` methods may be forked by other stores.');
 
 const CURRENCY = /^[A-Z]{3}$/;
 
@@ -22,7 +28,7 @@ export class ShippingPriceType {
   @Field(() => String, { description: 'ISO 4217; the currency of every amount in `prices`.' })
   currency!: string;
 
-  @Field(() => String, { description: '`draft` or `published`.' })
+  @Field(() => ShippingPriceStatus, { description: '`draft` or `published`.' })
   status!: string;
 
   @Field(() => GraphQLJSONObject, {
@@ -30,10 +36,10 @@ export class ShippingPriceType {
   })
   prices!: Record<string, Record<string, Record<string, number | null>>>;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -62,9 +68,8 @@ export class ShippingPriceCreateInput {
   @Matches(CURRENCY, { message: 'must be an ISO 4217 code' })
   currency?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Default `draft`.' })
+  @Field(() => ShippingPriceStatus, { nullable: true, description: 'Default `draft`.' })
   @IsOptional()
-  @IsIn(PRICE_STATUSES, { message: `must be one of ${PRICE_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'Default `{}`.' })
@@ -90,9 +95,8 @@ export class ShippingPriceReplaceInput {
   @Matches(CURRENCY, { message: 'must be an ISO 4217 code' })
   currency?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => ShippingPriceStatus, { nullable: true })
   @IsOptional()
-  @IsIn(PRICE_STATUSES, { message: `must be one of ${PRICE_STATUSES.join(', ')}` })
   status?: string | null;
 
   @Field(() => GraphQLJSONObject)
@@ -122,10 +126,10 @@ export class ShippingMethodType {
   @Field(() => ID, { nullable: true, description: 'The shipping price whose table quotes this method.' })
   shippingPriceId!: string | null;
 
-  @Field(() => String, { description: '`draft`, `published` or `archived`.' })
+  @Field(() => ShippingMethodStatus, { description: '`draft`, `published` or `archived`.' })
   status!: string;
 
-  @Field(() => String, { description: '`private` or `public` (any store may fork it).' })
+  @Field(() => ShippingMethodPolicy, { description: '`private` or `public` (any store may fork it).' })
   policy!: string;
 
   @Field(() => ID, { nullable: true, description: 'The method this one was forked from.' })
@@ -134,10 +138,10 @@ export class ShippingMethodType {
   @Field(() => Int, { description: 'How many methods were forked from this one.' })
   forks!: number;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -177,14 +181,12 @@ export class ShippingMethodInput {
   @IsOptional()
   shippingPriceId?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Default `draft`.' })
+  @Field(() => ShippingMethodStatus, { nullable: true, description: 'Default `draft`.' })
   @IsOptional()
-  @IsIn(METHOD_STATUSES, { message: `must be one of ${METHOD_STATUSES.join(', ')}` })
   status?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Default `private`.' })
+  @Field(() => ShippingMethodPolicy, { nullable: true, description: 'Default `private`.' })
   @IsOptional()
-  @IsIn(METHOD_POLICIES, { message: `must be one of ${METHOD_POLICIES.join(', ')}` })
   policy?: string | null;
 }
 
@@ -216,14 +218,12 @@ export class ShippingMethodUpdateInput {
   @IsOptional()
   shippingPriceId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => ShippingMethodStatus, { nullable: true })
   @IsOptional()
-  @IsIn(METHOD_STATUSES, { message: `must be one of ${METHOD_STATUSES.join(', ')}` })
   status?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => ShippingMethodPolicy, { nullable: true })
   @IsOptional()
-  @IsIn(METHOD_POLICIES, { message: `must be one of ${METHOD_POLICIES.join(', ')}` })
   policy?: string | null;
 }
 
@@ -251,7 +251,7 @@ export class ShippingQuoteType {
   @Field(() => String, { nullable: true })
   state!: string | null;
 
-  @Field(() => String)
+  @Field(() => ShippingType)
   type!: string;
 
   @Field(() => Boolean, { description: 'False when the method does not deliver there that way.' })

@@ -1,7 +1,10 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { IsIn, IsEmail, IsOptional, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, Length, MaxLength } from 'class-validator';
 import { ROLES } from '../../core/policy.js';
+import { graphqlEnum } from '../../core/enums.js';
 import { Page } from '../../lib/pagination.js';
+
+export const StoreRole = graphqlEnum('StoreRole', ROLES, 'A member\'s role in a store, from most to least: owner, admin, editor, viewer.');
 
 @ObjectType('Store')
 export class StoreType {
@@ -14,7 +17,7 @@ export class StoreType {
   @Field(() => String, { description: 'ISO 4217 code; every amount of the store is in this currency.' })
   currency!: string;
 
-  @Field(() => String, { description: "The caller's role in this store." })
+  @Field(() => StoreRole, { description: "The caller's role in this store." })
   role!: string;
 
   @Field(() => Date)
@@ -59,7 +62,7 @@ export class MemberType {
   @Field(() => String)
   name!: string;
 
-  @Field(() => String)
+  @Field(() => StoreRole)
   role!: string;
 
   @Field(() => Date)
@@ -73,14 +76,12 @@ export class MemberAddInput {
   @MaxLength(254)
   email!: string;
 
-  @Field(() => String)
-  @IsIn([...ROLES], { message: `must be one of ${ROLES.join(', ')}` })
+  @Field(() => StoreRole)
   role!: string;
 }
 
 @InputType()
 export class MemberUpdateInput {
-  @Field(() => String)
-  @IsIn([...ROLES], { message: `must be one of ${ROLES.join(', ')}` })
+  @Field(() => StoreRole)
   role!: string;
 }

@@ -1,7 +1,7 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
-import { ForkInput, TemplateComponentInput, TemplateComponentPage, TemplateComponentType, TemplateComponentUpdateInput } from './component.types.js';
+import { ComponentPolicy, ForkInput, TemplateComponentInput, TemplateComponentPage, TemplateComponentType, TemplateComponentUpdateInput } from './component.types.js';
 import * as components from './component.service.js';
 
 const READ = policies.store('store.read', { optional: 'public' });
@@ -16,7 +16,7 @@ export class TemplateComponentResolver {
     @Arg('storeId', () => ID, { nullable: true }) storeId?: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('policy', () => String, { nullable: true }) policy?: string,
+    @Arg('policy', () => ComponentPolicy, { nullable: true }) policy?: string,
     @Arg('category', () => String, { nullable: true }) category?: string,
     @Arg('q', () => String, { nullable: true, description: 'Matches title, subtitle or category.' }) q?: string,
   ): Promise<TemplateComponentPage> {

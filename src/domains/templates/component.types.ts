@@ -1,9 +1,10 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ArrayMaxSize, IsIn, IsOptional, Length, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { COMPONENT_POLICIES } from './component.entity.js';
+import { graphqlEnum } from '../../core/enums.js';
 
-const POLICY_MESSAGE = `must be one of ${COMPONENT_POLICIES.join(', ')}`;
+export const ComponentPolicy = graphqlEnum('ComponentPolicy', COMPONENT_POLICIES, 'Who sees a component: only its store (`private`), anyone with its id (`unlisted`), the marketplace (`public`), or the marketplace marked as superseded (`deprecated`).');
 /** Code is text for the storefront; 256 KiB is far above any component and well under the body limit. */
 export const MAX_CODE = 256 * 1024;
 
@@ -48,7 +49,7 @@ export class TemplateComponentType {
   @Field(() => GraphQLJSONObject, { nullable: true })
   slotsDefault!: Record<string, unknown> | null;
 
-  @Field(() => String, { description: '`private`, `unlisted`, `public` or `deprecated`.' })
+  @Field(() => ComponentPolicy)
   policy!: string;
 
   @Field(() => ID, { nullable: true, description: 'The entry this one was forked from.' })
@@ -63,10 +64,10 @@ export class TemplateComponentType {
   @Field(() => Boolean, { description: "A fork whose source's version moved past the one it was forked from." })
   updateAvailable!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -132,9 +133,8 @@ export class TemplateComponentInput {
   @IsOptional()
   slotsDefault?: Record<string, unknown> | null;
 
-  @Field(() => String, { nullable: true, description: 'Default `private`.' })
+  @Field(() => ComponentPolicy, { nullable: true, description: 'Default `private`.' })
   @IsOptional()
-  @IsIn(COMPONENT_POLICIES, { message: POLICY_MESSAGE })
   policy?: string | null;
 }
 
@@ -193,9 +193,8 @@ export class TemplateComponentUpdateInput {
   @IsOptional()
   slotsDefault?: Record<string, unknown> | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => ComponentPolicy, { nullable: true })
   @IsOptional()
-  @IsIn(COMPONENT_POLICIES, { message: POLICY_MESSAGE })
   policy?: string | null;
 }
 

@@ -1,4 +1,4 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, ValidateNested } from 'class-validator';
 
@@ -16,10 +16,10 @@ export class StoreTemplateType {
   @Field(() => String, { nullable: true, description: 'Canonical BCP 47 tag of the default locale.' })
   defaultLocale!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -68,10 +68,10 @@ export class StoreTemplateLocaleType {
   @Field(() => Boolean)
   isDefault!: boolean;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

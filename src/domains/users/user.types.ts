@@ -1,8 +1,11 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { IsEmail, IsIn, Length, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, Length, MaxLength, MinLength } from 'class-validator';
 import { PLATFORM_ROLES } from './user.entity.js';
+import { graphqlEnum } from '../../core/enums.js';
 import type { User } from './user.entity.js';
 import { Page } from '../../lib/pagination.js';
+
+export const PlatformRole = graphqlEnum('PlatformRole', PLATFORM_ROLES, '`admin` administers the platform (users, options); everyone else is a `user`.');
 
 @ObjectType('User', { description: 'A person with an account; never carries a password hash.' })
 export class UserType {
@@ -15,7 +18,7 @@ export class UserType {
   @Field(() => String)
   name!: string;
 
-  @Field(() => String, { description: '`user` or `admin` (platform administration).' })
+  @Field(() => PlatformRole)
   platformRole!: string;
 
   @Field(() => Boolean)
@@ -59,8 +62,7 @@ export class UserCreateInput {
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
   name!: string;
 
-  @Field(() => String, { nullable: true, defaultValue: 'user' })
-  @IsIn([...PLATFORM_ROLES], { message: `must be one of ${PLATFORM_ROLES.join(', ')}` })
+  @Field(() => PlatformRole, { nullable: true, defaultValue: 'user' })
   platformRole?: string;
 }
 
@@ -84,8 +86,7 @@ export class UserUpdateInput {
   @MaxLength(256)
   currentPassword?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsIn([...PLATFORM_ROLES], { message: `must be one of ${PLATFORM_ROLES.join(', ')}` })
+  @Field(() => PlatformRole, { nullable: true })
   platformRole?: string;
 }
 
@@ -109,7 +110,6 @@ export class UserReplaceInput {
   @MaxLength(256)
   currentPassword?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsIn([...PLATFORM_ROLES], { message: `must be one of ${PLATFORM_ROLES.join(', ')}` })
+  @Field(() => PlatformRole, { nullable: true })
   platformRole?: string;
 }
