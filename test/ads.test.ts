@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import { metaUser, startFakeMeta, type FakeMeta } from './fakes/meta.js';
 import { sleep } from './receiver.js';
+import { sendConversion } from '../src/domains/ads/ads.conversions.js';
 
 let svc: TestService;
 let api: Api;
@@ -193,6 +194,10 @@ describe('ad accounts and settings', () => {
     assert.equal(second.body.data.length, 25);
     assert.equal(second.body.nextCursor, null);
     assert.equal(new Set([...first.body.data, ...second.body.data].map((a: any) => a.id)).size, 75);
+    meta.throttleNext = 1;
+    const throttled = await api('GET', `${base(s)}/ad-accounts`, { token: s.token });
+    assertProblem(throttled, 429, 'RATE_LIMITED');
+    assert.equal(throttled.headers.get('retry-after'), '120');
   });
 
   test("settings: another user's ad account → 400; CAPI needs a pixel; the CAPI token is write-only", async () => {
@@ -262,7 +267,8 @@ describe('Conversions API', () => {
   test('confirming many orders in parallel, many times: exactly one Purchase each', async () => {
     const s = await capiStore();
     const orders = await Promise.all(Array.from({ length: 5 }, () => newOrder(s)));
-    await Promise.all(orders.flatMap((o) => Array.from({ length: 4 }, () => api('POST', `/v1/stores/${s.storeId}/orders/${o.id}/confirm`, { token: s.token }))));
+    const answers = await Promise.all(orders.flatMap((o) => Array.from({ length: 4 }, () => api('POST', `/v1/stores/${s.storeId}/orders/${o.id}/confirm`, { token: s.token }))));
+    for (const a of answers) assert.equal(a.status, 200, a.text);
     await until('every Purchase', () => orders.every((o) => eventsOf(o.id).some((e) => e.event_name === 'Purchase')));
     await sleep(2000);
     for (const o of orders) assert.equal(eventsOf(o.id).filter((e) => e.event_name === 'Purchase').length, 1);
@@ -291,8 +297,11 @@ describe('Conversions API', () => {
     const order = await newOrder(s);
     const eventId = `${order.id}:created`;
     await until('the failed attempt', async () => (await conversions(s.storeId, order.id))[0]?.status === 'retrying');
-    const [job] = await em().execute(`select state, retry_count, extract(epoch from start_after - now()) as wait from pgboss.job where name = 'ads-conversions' and data->>'eventId' = ?`, [eventId]);
-    assert.equal(job.state, 'retry');
+    // The job is settled by the queue just after the attempt is recorded.
+    const job = await until('the job to wait for its retry', async () => {
+      const [j] = await em().execute(`select state, retry_count, extract(epoch from start_after - now()) as wait from pgboss.job where name = 'ads-conversions' and data->>'eventId' = ?`, [eventId]);
+      return j?.state === 'retry' ? j : null;
+    });
     assert.ok(Number(job.wait) >= 10, `backoff: the retry waits ${job.wait} s`);
     const failing = await api('GET', base(s), { token: s.token });
     assert.equal(failing.body.conversions.failed24h, 1);
@@ -326,6 +335,20 @@ describe('Conversions API', () => {
     assert.equal(conn.body.status, 'expired');
     assert.match(conn.body.conversions.lastError, /code 190/);
     assertProblem(await api('GET', `${base(s)}/ad-accounts`, { token: s.token }), 409, 'CONFLICT');
+  });
+
+  test('an event Meta has not accepted within 7 days is given up', async () => {
+    const s = await capiStore();
+    meta.failNext = 1;
+    const order = await newOrder(s);
+    await until('the failed attempt', async () => (await conversions(s.storeId, order.id))[0]?.status === 'retrying');
+    const later = new Date(Date.now() + 7 * 86_400_000 + 60_000);
+    assert.equal(await sendConversion(svc.service.deps, s.storeId, `${order.id}:created`, later), 'failed');
+    const [row] = await conversions(s.storeId, order.id);
+    assert.equal(row.status, 'failed');
+    assert.match(row.last_error, /7 days/);
+    assert.equal(await sendConversion(svc.service.deps, s.storeId, `${order.id}:created`), 'skipped', 'a settled event is not sent again');
+    assert.deepEqual(eventsOf(order.id), []);
   });
 });
 

@@ -38,6 +38,8 @@ export interface FakeMeta {
   deny: boolean;
   /** The next N Conversions API calls fail with HTTP 500. */
   failNext: number;
+  /** The next N calls with a user token are throttled (HTTP 429, code 4, Retry-After). */
+  throttleNext: number;
   /** Every token Meta gave out, by value (tests check none leaks). */
   tokens: Map<string, Token>;
   events: ReceivedEvents[];
@@ -72,6 +74,7 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     user: metaUser(),
     deny: false,
     failNext: 0,
+    throttleNext: 0,
     tokens: new Map(),
     events: [],
     calls: [],
@@ -146,6 +149,11 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     const t = token ? fake.tokens.get(token) : undefined;
     if (!t || t.revoked) return graphError(res, 400, 190, 'Error validating access token: Session has expired.');
     const user = t.user;
+    if (fake.throttleNext > 0) {
+      fake.throttleNext--;
+      res.setHeader('retry-after', '120');
+      return graphError(res, 429, 4, 'Application request limit reached');
+    }
 
     if (req.method === 'GET' && path === '/me') return json(res, 200, { id: user.id, name: user.name });
     if (req.method === 'GET' && path === '/me/permissions') return json(res, 200, { data: user.scopes.map((permission) => ({ permission, status: 'granted' })) });

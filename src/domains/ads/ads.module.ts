@@ -1,3 +1,4 @@
+import type { JobResult } from 'pg-boss';
 import type { Module } from '../../core/module.js';
 import { getQueue } from '../../events/queue.js';
 import { ADS_KEY, disconnectAds } from './ads.service.js';
@@ -23,11 +24,21 @@ export const adsModule: Module = {
     const { boss } = getQueue(deps);
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(CAPI_QUEUE, conversionsQueueOptions(deps) as never);
-    // Retries come due without a NOTIFY: a short poll picks them up on time.
-    const polling = { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5, batchSize: 1 };
-    const workerId = await boss.work<ConversionJob>(CAPI_QUEUE, polling, async ([job]) => {
-      await sendConversion(deps, job.data.storeId, job.data.eventId);
-    });
+    // Up to 10 events at a time, each settled on its own (one failing event retries alone); retries
+    // come due without a NOTIFY, so a short poll picks them up on time.
+    const options = { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5, batchSize: 10, burstWhenBatchFull: true, perJobResults: true } as const;
+    const workerId = await boss.work<ConversionJob, unknown, typeof options>(CAPI_QUEUE, options, (jobs) =>
+      Promise.all(
+        jobs.map(async (job): Promise<JobResult> => {
+          try {
+            await sendConversion(deps, job.data.storeId, job.data.eventId);
+            return { id: job.id, status: 'completed' };
+          } catch (err) {
+            return { id: job.id, status: 'failed', output: { message: (err as Error).message } };
+          }
+        }),
+      ),
+    );
     deps.conversionWorker = workerId;
     return async () => {
       clearInterval(timer);
