@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { assertProblem, client, until, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import { metaUser, startFakeMeta, type FakeMeta } from './fakes/meta.js';
 import { sleep } from './receiver.js';
 import { sendConversion } from '../src/domains/ads/ads.conversions.js';
@@ -25,16 +25,6 @@ const base = (s: Owner) => `/v1/stores/${s.storeId}/integrations/ads-platform`;
 const em = () => svc.service.deps.orm.em.fork();
 const sha = (v: string) => createHash('sha256').update(v).digest('hex');
 const RETURN = 'https://merchant.example/settings/ads?tab=meta';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const get = (url: string) => fetch(url, { redirect: 'manual' });
 

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { assertProblem, client, until, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, STORE_EVENTS } from './sse-client.js';
 import { shopifyId, shopifyOrder, shopifyProduct, shopifyWebhook, signQuery, startFakeShopify, type FakeShopify } from './fakes/shopify.js';
@@ -36,16 +36,6 @@ const em = () => svc.service.deps.orm.em.fork();
 const get = (url: string) => fetch(url, { redirect: 'manual' });
 let shops = 0;
 const newShop = () => `shop-${Date.now().toString(36)}-${shops++}.myshopify.com`;
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** A store with a webhook on the receiver (to prove nothing echoes), for a fresh shop. */
 async function storeWithHook() {

@@ -1,9 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Ctx, Deps } from '../../core/context.js';
+import { requireActor, type Ctx, type Deps } from '../../core/context.js';
 import { AppError, conflict, invalid, notConfigured } from '../../core/errors.js';
 import { isCurrency } from '../../core/money.js';
-import { requireActor } from '../../core/context.js';
 import { decryptSecret, encryptSecret } from '../../core/secrets.js';
 import { lockStore, transaction } from '../../core/tx.js';
 import { AdsError, type AdAccount, type AdsProvider } from '../../providers/ads.js';

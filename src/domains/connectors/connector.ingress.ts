@@ -8,25 +8,14 @@ import { newId } from '../../lib/ids.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../../providers/carrier.js';
 import { ConnectorError, type ConnectorEvent, type InstallCallback } from '../../providers/connector.js';
 import { systemContext } from '../carrier/carrier.client.js';
+import type { IngressInput as CarrierIngressInput, IngressReply } from '../carrier/carrier.ingress.js';
 import { completeAdsOAuth } from '../ads/ads.service.js';
 import { consumeState, peekState, withStatus, type OAuthState } from '../integrations/oauth-state.js';
 import { configuredConnector, enqueueImport, findConnector, topicsOf, webhookAddress, type ConnectorRow } from './connector.service.js';
 import { applyConnectorEvent } from './connector.sync.js';
 
-/** What an ingress handler sees of a request: the raw body is kept for the signature. */
-export interface IngressInput {
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  headers: Record<string, string | string[] | undefined>;
-  rawBody: Buffer;
-  ip: string;
-}
-
-export interface IngressReply {
-  status: number;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
+/** What an ingress handler sees of a request (the raw body is kept for the signature), with its path parameters. */
+export type IngressInput = Omit<CarrierIngressInput, 'storeId'> & { params: Record<string, string> };
 
 /** Every callback or webhook that cannot be verified gets this very answer, whatever the reason. */
 const unverifiable = (what: 'callback' | 'webhook') => new AppError('UNAUTHENTICATED', `The ${what} could not be verified`);

@@ -1,7 +1,5 @@
-import got, { TimeoutError } from 'got';
+import { callJson, DEFAULT_TIMEOUT_MS } from '../http.js';
 import { AdsError, type AdAccount, type AdsAccountRef, type AdsProvider, type AdsToken, type ConversionEvent } from '../ads.js';
-
-const TIMEOUT_MS = 10_000;
 
 export interface MetaOptions {
   /** The Graph API base, version included: `https://graph.facebook.com/v21.0`. */
@@ -72,31 +70,16 @@ export class MetaAds implements AdsProvider {
   private async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, o: { token?: string; query?: Record<string, string>; body?: unknown } = {}): Promise<T> {
     const url = new URL(`${this.base}${path}`);
     for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
-    let res;
-    try {
-      res = await got(url, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
-          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
-        timeout: { request: this.opts.timeoutMs ?? TIMEOUT_MS },
-        retry: { limit: 0 },
-        throwHttpErrors: false,
-        followRedirect: false,
-      });
-    } catch (err) {
-      throw new AdsError('unavailable', err instanceof TimeoutError ? `Meta did not answer within ${this.opts.timeoutMs ?? TIMEOUT_MS} ms` : 'Meta could not be reached');
-    }
+    const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const res = await callJson(url, { method, body: o.body, timeoutMs, headers: o.token ? { authorization: `Bearer ${o.token}` } : {} });
+    if (!res.ok) throw new AdsError('unavailable', res.reason === 'timeout' ? `Meta did not answer within ${timeoutMs} ms` : 'Meta could not be reached');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(res.body);
+      parsed = JSON.parse(res.text);
     } catch {
-      throw new AdsError('unavailable', `Meta answered something other than JSON (HTTP ${res.statusCode})`);
+      throw new AdsError('unavailable', `Meta answered something other than JSON (HTTP ${res.status})`);
     }
-    const status = res.statusCode;
+    const status = res.status;
     if (status < 300) return parsed as T;
     const e = (parsed as GraphError).error;
     const code = typeof e?.code === 'number' ? e.code : null;

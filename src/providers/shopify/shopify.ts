@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import got, { TimeoutError } from 'got';
+import { callJson, DEFAULT_TIMEOUT_MS } from '../http.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../carrier.js';
 import {
   ConnectorError,
@@ -10,7 +10,6 @@ import {
   type RemoteProduct,
 } from '../connector.js';
 
-const TIMEOUT_MS = 10_000;
 export const SHOPIFY_API_VERSION = '2024-10';
 const PAGE_SIZE = 250;
 /** An install callback older than this is refused (CONTRACT-2 §14), and one dated this far ahead. */
@@ -192,25 +191,10 @@ export class ShopifyConnector implements ConnectorProvider {
   private async call(method: 'GET' | 'POST' | 'DELETE', shop: string, path: string, o: { token?: string; body?: unknown; query?: Record<string, string> } = {}) {
     const url = new URL(`${this.admin(shop)}${path}`);
     for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
-    let res;
-    try {
-      res = await got(url, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(o.token ? { 'x-shopify-access-token': o.token } : {}),
-          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
-        timeout: { request: this.opts.timeoutMs ?? TIMEOUT_MS },
-        retry: { limit: 0 },
-        throwHttpErrors: false,
-        followRedirect: false,
-      });
-    } catch (err) {
-      throw new ConnectorError('unavailable', err instanceof TimeoutError ? `The shop did not answer within ${this.opts.timeoutMs ?? TIMEOUT_MS} ms` : 'The shop could not be reached');
-    }
-    const status = res.statusCode;
+    const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const res = await callJson(url, { method, body: o.body, timeoutMs, headers: o.token ? { 'x-shopify-access-token': o.token } : {} });
+    if (!res.ok) throw new ConnectorError('unavailable', res.reason === 'timeout' ? `The shop did not answer within ${timeoutMs} ms` : 'The shop could not be reached');
+    const status = res.status;
     if (status === 401 || status === 403) throw new ConnectorError('auth', `The shop refused the access token (HTTP ${status})`);
     if (status === 429) {
       const retry = Number(res.headers['retry-after']);
@@ -219,7 +203,7 @@ export class ShopifyConnector implements ConnectorProvider {
     if (status >= 500) throw new ConnectorError('unavailable', `The shop failed (HTTP ${status})`);
     let body: unknown = null;
     try {
-      body = res.body ? parseShopifyJson(res.body) : null;
+      body = res.text ? parseShopifyJson(res.text) : null;
     } catch {
       throw new ConnectorError('unavailable', 'The shop answered something other than JSON');
     }
