@@ -48,6 +48,16 @@ export interface Config {
   aiTimeoutMs: number;
   /** Generations a store may queue per UTC day. */
   aiDailyQuota: number;
+  /** Meta Graph API base URL, version included (OAuth dialog, token exchange, ad accounts, Conversions API). */
+  metaGraphUrl: string;
+  /** The platform's Meta app; null: the ads platform answers 503 NOT_CONFIGURED. */
+  metaAppId: string | null;
+  metaAppSecret: string | null;
+  /** A shop's admin base URL, `{shop}` replaced by the shop domain. */
+  shopifyAdminUrlTemplate: string;
+  /** The platform's Shopify app; null: the connector answers 503 NOT_CONFIGURED (its ingress 401). */
+  shopifyClientId: string | null;
+  shopifyClientSecret: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +110,22 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string 
     throw new ConfigError(`${name} must be an absolute http(s) URL`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an absolute http(s) URL`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** A URL template holding `{shop}`: http(s) once a shop domain fills it in, checked at start. */
+function shopTemplateVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const message = `${name} must be an absolute http(s) URL containing {shop}, e.g. https://{shop}`;
+  if (!raw.includes('{shop}')) throw new ConfigError(message);
+  let u: URL;
+  try {
+    u = new URL(raw.replaceAll('{shop}', 'shop.example'));
+  } catch {
+    throw new ConfigError(message);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(message);
   return raw.replace(/\/+$/, '');
 }
 
@@ -168,5 +194,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiImageModel: env.SOUK_AI_IMAGE_MODEL || 'gpt-image-1',
     aiTimeoutMs: intVar(env, 'SOUK_AI_TIMEOUT_MS', 10_000, 500, 115_000),
     aiDailyQuota: intVar(env, 'SOUK_AI_DAILY_QUOTA', 100, 0, 1_000_000),
+    metaGraphUrl: urlVar(env, 'SOUK_META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
+    metaAppId: env.SOUK_META_APP_ID || null,
+    metaAppSecret: env.SOUK_META_APP_SECRET || null,
+    shopifyAdminUrlTemplate: shopTemplateVar(env, 'SOUK_SHOPIFY_ADMIN_URL_TEMPLATE', 'https://{shop}'),
+    shopifyClientId: env.SOUK_SHOPIFY_CLIENT_ID || null,
+    shopifyClientSecret: env.SOUK_SHOPIFY_CLIENT_SECRET || null,
   };
 }

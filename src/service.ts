@@ -20,6 +20,8 @@ import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
 import { optionsModule } from './domains/options/options.cache.js';
 import { authCacheModule } from './core/auth-cache.js';
+import { adsModule } from './domains/ads/ads.module.js';
+import { connectorModule } from './domains/connectors/connector.module.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
@@ -39,6 +41,8 @@ export const MODULES: readonly Module[] = [
   purchaseOrderSendModule,
   carrierModule,
   aiModule,
+  adsModule,
+  connectorModule,
   dashboardModule,
   optionsModule,
 ];

@@ -171,3 +171,14 @@ export async function within(limitMs: number, probe: () => Promise<boolean>, eve
   }
   return Infinity;
 }
+
+/** Resolves with the first truthy value `fn` gives, polling every 100 ms; throws after `ms`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false | 0> | T | undefined | null | false | 0, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

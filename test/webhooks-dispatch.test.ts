@@ -119,17 +119,20 @@ describe('deliveries of the six events, continued', () => {
     assert.equal(rx.received.filter((r) => r.path.includes(`/none/${s.storeId}`) || r.path.includes(`/off/${s.storeId}`)).length, 0);
   });
 
-  test('writes by an inbound connector fire no webhook', async () => {
+  test('writes that carry the inbound marker fire no webhook; a later write without it does (judged per write)', async () => {
     const s = await storeWithWebhook();
     const inbound = { connector: { integrationSource: 'inbound' } };
     const p = await api('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: 'Synced', price: 1, metadata: inbound } });
-    await api('PATCH', `/v1/stores/${s.storeId}/products/${p.body.id}`, { token: s.token, body: { stock: 9 } });
+    await api('PATCH', `/v1/stores/${s.storeId}/products/${p.body.id}`, { token: s.token, body: { stock: 5, metadata: { ...inbound, note: 'again' } } });
     await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: { customerName: 'In', items: [{ name: 'I', quantity: 1, price: 1 }], metadata: inbound } });
-    await api('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: 'Local', price: 2 } });
+    // The merchant's own edit: the stored record still holds the marker, the write does not.
+    await api('PATCH', `/v1/stores/${s.storeId}/products/${p.body.id}`, { token: s.token, body: { stock: 9 } });
     const [d] = await rx.waitFor(1, 10_000, s.fromHere);
     await sleep(1500);
     assert.equal(rx.received.filter(s.fromHere).length, 1);
-    assert.equal(d.json.data.product.name, 'Local');
+    assert.equal(d.json.event, 'productUpdated');
+    assert.equal(d.json.data.product.stock, 9);
+    assert.deepEqual(d.json.data.product.metadata.connector, inbound.connector);
   });
 });
 

@@ -13,6 +13,8 @@ import promos from './promos.js';
 import purchaseOrders from './purchase-orders.js';
 import integrations from './integrations.js';
 import carrier from './carrier.js';
+import ads from './ads.js';
+import connectors from './connectors.js';
 import payments from './payments.js';
 import templateComponents from './template-components.js';
 import shipping from './shipping.js';
@@ -36,6 +38,8 @@ export const ROUTES: RestRoute[] = [
   ...events,
   ...integrations,
   ...carrier,
+  ...ads,
+  ...connectors,
   ...payments,
   ...templateComponents,
   ...shipping,

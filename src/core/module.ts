@@ -30,6 +30,8 @@ export interface Module {
    * provider where the provider allows (best effort) and drop what the module keeps for it.
    */
   onIntegrationDeleted?: (ctx: Ctx, integration: IntegrationRef) => Promise<void>;
+  /** Runs once a registry write (PUT, PATCH, DELETE) of a store integration committed: refresh what the module keeps of it. */
+  onIntegrationChanged?: (ctx: Ctx, storeId: string, key: string) => Promise<void>;
 }
 
 declare module './context.js' {

@@ -64,6 +64,19 @@ export function toMajor(minor: number | bigint | string, currency: string): numb
   return Number(`${sign}${digits.slice(0, -e)}.${digits.slice(-e)}`);
 }
 
+/**
+ * A provider's decimal text ("19.99") to minor units of the currency, rounded half away from
+ * zero where it carries more decimals than the currency has; null when it is not a decimal.
+ */
+export function decimalTextToMinor(text: string, currency: string): number | null {
+  const m = /^(-?)(\d{1,15})(?:\.(\d{1,20}))?$/.exec(text.trim());
+  if (!m) return null;
+  const e = exponent(currency);
+  const frac = (m[3] ?? '').padEnd(e + 1, '0');
+  const minor = Number(m[2] + frac.slice(0, e)) + (Number(frac[e]) >= 5 ? 1 : 0);
+  return m[1] ? -minor : minor;
+}
+
 /** An exact sum of minor amounts; refuses to leave the safe-integer range. */
 export function sumMinor(values: Iterable<number>): number {
   let total = 0;

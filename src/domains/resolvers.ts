@@ -23,6 +23,8 @@ import { OptionsResolver } from './options/options.resolver.js';
 import { BrandStudioResolver, ImagePromptTemplateResolver } from './ai/ai.resolver.js';
 import { LandingPageResolver } from './landing-pages/landing-page.resolver.js';
 import { LorResolver } from './analytics/lor.resolver.js';
+import { AdsResolver } from './ads/ads.resolver.js';
+import { ConnectorResolver } from './connectors/connector.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -52,4 +54,6 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   ImagePromptTemplateResolver,
   LandingPageResolver,
   LorResolver,
+  AdsResolver,
+  ConnectorResolver,
 ];

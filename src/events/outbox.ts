@@ -13,11 +13,16 @@ export interface DomainEvent {
   record: object & { metadata?: unknown };
   /** The record before the write, for the Updated events. */
   previous?: object | null;
+  /**
+   * The write itself carries `metadata.connector.integrationSource = "inbound"` (CONTRACT-2 §14):
+   * judged per write, not from the stored record, so a merchant's later edit fires webhooks.
+   */
+  inbound?: boolean;
 }
 
-/** A write by an inbound connector must not echo back out through webhooks. */
-export function isInbound(record: { metadata?: unknown }): boolean {
-  const meta = record.metadata as { connector?: { integrationSource?: unknown } } | undefined;
+/** Whether a write's input (or any metadata-bearing value) carries the inbound marker. */
+export function isInbound(value: { metadata?: unknown } | null | undefined): boolean {
+  const meta = value?.metadata as { connector?: { integrationSource?: unknown } } | null | undefined;
   return meta?.connector?.integrationSource === 'inbound';
 }
 
@@ -51,7 +56,7 @@ export const EVENTS_CHANNEL = 'souk_events';
  * after commit only, the realtime publication and the worker wake-up.
  */
 export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEvent> {
-  const [committed] = await insertEvents(ctx, e.storeId, e.event, [payloadData(e.storeId, e.event, e.record, e.previous)], !isInbound(e.record));
+  const [committed] = await insertEvents(ctx, e.storeId, e.event, [payloadData(e.storeId, e.event, e.record, e.previous)], !e.inbound);
   return committed;
 }
 
@@ -61,8 +66,8 @@ export async function recordEvent(ctx: Ctx, e: DomainEvent): Promise<CommittedEv
  * (CONTRACT §5) are published but queue no delivery, judged per record.
  */
 export async function recordEvents(ctx: Ctx, storeId: string, event: EventName, records: Array<Omit<DomainEvent, 'storeId' | 'event'>>): Promise<CommittedEvent[]> {
-  const delivered = records.filter((r) => !isInbound(r.record));
-  const inbound = records.filter((r) => isInbound(r.record));
+  const delivered = records.filter((r) => !r.inbound);
+  const inbound = records.filter((r) => r.inbound);
   const data = (rs: typeof records) => rs.map((r) => payloadData(storeId, event, r.record, r.previous));
   return [...(await insertEvents(ctx, storeId, event, data(delivered), true)), ...(await insertEvents(ctx, storeId, event, data(inbound), false))];
 }

@@ -10,6 +10,7 @@ import { Migration20261123060000_carrier } from './Migration20261123060000_carri
 import { Migration20261123070000_payments } from './Migration20261123070000_payments.js';
 import { Migration20261123080000_ai } from './Migration20261123080000_ai.js';
 import { Migration20261123100000_integrators } from './Migration20261123100000_integrators.js';
+import { Migration20261124000000_ads } from './Migration20261124000000_ads.js';
 import { Migration20261124100000_auth_notify } from './Migration20261124100000_auth_notify.js';
 import { Migration20261124110000_event_seqs } from './Migration20261124110000_event_seqs.js';
 
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261123070000_payments', class: Migration20261123070000_payments },
   { name: 'Migration20261123080000_ai', class: Migration20261123080000_ai },
   { name: 'Migration20261123100000_integrators', class: Migration20261123100000_integrators },
+  { name: 'Migration20261124000000_ads', class: Migration20261124000000_ads },
   { name: 'Migration20261124100000_auth_notify', class: Migration20261124100000_auth_notify },
   { name: 'Migration20261124110000_event_seqs', class: Migration20261124110000_event_seqs },
 ];

@@ -76,7 +76,7 @@ export async function putIntegration(ctx: Ctx, storeId: string, key: string, inp
   const provider = validateProvider(def, input.provider, null);
   const given = secretEntries(input.secrets);
   for (const [name, value] of given) checkSecret(def, name, value, false);
-  return transaction(ctx, async (tx) => {
+  const result = await transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     const now = new Date();
     let row = await tx.em.findOne(StoreIntegration, { storeId, key }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -101,6 +101,13 @@ export async function putIntegration(ctx: Ctx, storeId: string, key: string, inp
     await tx.em.flush();
     return { created, integration: integrationView(row) };
   });
+  await integrationChanged(ctx, storeId, key);
+  return result;
+}
+
+/** Modules that keep something of an integration (a cache) read it again once a write committed. */
+async function integrationChanged(ctx: Ctx, storeId: string, key: string): Promise<void> {
+  for (const m of ctx.deps.modules) await m.onIntegrationChanged?.(ctx, storeId, key);
 }
 
 /** RFC 7396: objects merge key by key, null removes, anything else replaces. */
@@ -120,7 +127,7 @@ export async function patchIntegration(ctx: Ctx, storeId: string, key: string, i
   if (input.config === null) throw invalid('config', 'must be an object (a merge patch)');
   const given = secretEntries(input.secrets);
   for (const [name, value] of given) checkSecret(def, name, value, true);
-  return transaction(ctx, async (tx) => {
+  const view = await transaction(ctx, async (tx) => {
     const row = await tx.em.findOne(StoreIntegration, { storeId, key }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!row) throw notFound('integration');
     const now = new Date();
@@ -152,6 +159,8 @@ export async function patchIntegration(ctx: Ctx, storeId: string, key: string, i
     await tx.em.flush();
     return integrationView(row);
   });
+  await integrationChanged(ctx, storeId, key);
+  return view;
 }
 
 /** Modules revoke at their provider first (best effort), then the record goes. */
@@ -168,4 +177,5 @@ export async function deleteIntegration(ctx: Ctx, storeId: string, key: string):
     }
   }
   await ctx.em.nativeDelete(StoreIntegration, { storeId, key });
+  await integrationChanged(ctx, storeId, key);
 }

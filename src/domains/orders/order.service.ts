@@ -7,7 +7,8 @@ import { Product } from '../products/product.entity.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { recordEvent, recordEvents } from '../../events/outbox.js';
+import { isInbound, recordEvent, recordEvents } from '../../events/outbox.js';
+import { orderWritten } from './order.hooks.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
@@ -143,7 +144,9 @@ async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInpu
     // One INSERT, without the unit of work's change-set pass (nothing else changed here).
     await tx.em.insert(order);
     const view = orderView(order);
-    await recordEvent(tx, { storeId, event: 'orderCreated', record: view });
+    const inbound = isInbound(input);
+    await recordEvent(tx, { storeId, event: 'orderCreated', record: view, inbound });
+    await orderWritten(tx, { storeId, order: view, previous: null, statusKind: 'new', inbound });
     // The token is shown once, to the creator; payloads and later reads never carry it.
     return { ...view, paymentToken: token.token };
   });
@@ -207,9 +210,15 @@ export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<O
 
 /**
  * Applies a change to an order and emits orderUpdated with the previous state,
- * in the caller's transaction; unchanged orders emit nothing.
+ * in the caller's transaction; unchanged orders emit nothing. `inbound`: the write itself
+ * carries the inbound marker; `statusKind`: the kind of the status it sets, when known.
  */
-export async function changeOrder(tx: TxCtx, order: Order, apply: (o: Order) => void | Promise<void>): Promise<{ view: OrderType; changed: boolean }> {
+export async function changeOrder(
+  tx: TxCtx,
+  order: Order,
+  apply: (o: Order) => void | Promise<void>,
+  opts: { inbound?: boolean; statusKind?: string } = {},
+): Promise<{ view: OrderType; changed: boolean }> {
   const before = orderView(order);
   const saved = { ...order };
   await apply(order);
@@ -225,7 +234,9 @@ export async function changeOrder(tx: TxCtx, order: Order, apply: (o: Order) => 
   order.updatedAt = new Date();
   await tx.em.flush();
   const view = orderView(order);
-  await recordEvent(tx, { storeId: order.storeId, event: 'orderUpdated', record: view, previous: before });
+  const inbound = opts.inbound ?? false;
+  await recordEvent(tx, { storeId: order.storeId, event: 'orderUpdated', record: view, previous: before, inbound });
+  await orderWritten(tx, { storeId: order.storeId, order: view, previous: before, statusKind: opts.statusKind, inbound });
   return { view, changed: true };
 }
 
@@ -267,10 +278,15 @@ async function moveOrder(ctx: Ctx, storeId: string, id: string, target: (tx: TxC
     const order = await lockOrder(tx, storeId, id);
     const current = await tx.em.findOne(OrderStatus, { id: order.statusId });
     assertMoveAllowed(current?.kind, status);
-    const { view } = await changeOrder(tx, order, (o) => {
-      setStatus(o, status);
-      apply?.(o);
-    });
+    const { view } = await changeOrder(
+      tx,
+      order,
+      (o) => {
+        setStatus(o, status);
+        apply?.(o);
+      },
+      { statusKind: status.kind },
+    );
     return view;
   });
 }
@@ -331,7 +347,7 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
         result.failed.push({ id, code: 'CONFLICT' });
       } else if (movesStock(order, kinds.get(order.statusId), status.kind)) {
         try {
-          await changeOrder(tx, order, (o) => setStatus(o, status));
+          await changeOrder(tx, order, (o) => setStatus(o, status), { statusKind: status.kind });
           result.data.push({ id, status: order.status });
         } catch (err) {
           if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
@@ -350,6 +366,7 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     }
     await tx.em.flush();
     await recordEvents(tx, storeId, 'orderUpdated', plain);
+    for (const e of plain) await orderWritten(tx, { storeId, order: e.record, previous: e.previous, statusKind: status.kind, inbound: false });
     return result;
   });
 }
@@ -389,6 +406,7 @@ export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: strin
     return { record: view, previous };
   });
   await recordEvents(tx, storeId, 'orderUpdated', events);
+  for (const e of events) await orderWritten(tx, { storeId, order: e.record, previous: e.previous, statusKind: to.kind, inbound: false });
   return rows.length;
 }
 
@@ -405,28 +423,34 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
     if (status && status.id !== order.statusId) assertMoveAllowed((await tx.em.findOne(OrderStatus, { id: order.statusId }))?.kind, status);
     const items = input.items ? await resolveItems(tx, storeId, order.currency, input.items, 'items') : null;
     const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
-    const { view } = await changeOrder(tx, order, (o) => {
-      if (input.customerName != null) o.customerName = input.customerName.trim();
-      if (input.customerPhone !== undefined) o.customerPhone = input.customerPhone || null;
-      if (items) {
-        o.items = items;
-        o.total = totalOf(o);
-      }
-      if (status) setStatus(o, status);
-      if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
-      if (input.metadata != null) o.metadata = input.metadata;
-    });
+    const { view } = await changeOrder(
+      tx,
+      order,
+      (o) => {
+        if (input.customerName != null) o.customerName = input.customerName.trim();
+        if (input.customerPhone !== undefined) o.customerPhone = input.customerPhone || null;
+        if (items) {
+          o.items = items;
+          o.total = totalOf(o);
+        }
+        if (status) setStatus(o, status);
+        if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
+        if (input.metadata != null) o.metadata = input.metadata;
+      },
+      { inbound: isInbound(input), statusKind: status?.kind },
+    );
     return view;
   });
 }
 
-export async function deleteOrder(ctx: Ctx, storeId: string, id: string): Promise<void> {
+/** `inbound`: the delete comes from an inbound connector (no webhook echoes it). */
+export async function deleteOrder(ctx: Ctx, storeId: string, id: string, opts: { inbound?: boolean } = {}): Promise<void> {
   await transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     const order = await lockOrder(tx, storeId, id);
     const view = orderView(order);
     tx.em.remove(order);
     await tx.em.flush();
-    await recordEvent(tx, { storeId, event: 'orderDeleted', record: view });
+    await recordEvent(tx, { storeId, event: 'orderDeleted', record: view, inbound: opts.inbound });
   });
 }

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import { OrderStatus } from './order.entity.js';
 import type { Ctx } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
@@ -20,6 +21,16 @@ export const DEFAULT_STATUSES = [
 
 export function createDefaultStatuses(ctx: Ctx, storeId: string): OrderStatus[] {
   return DEFAULT_STATUSES.map((s, position) => ctx.em.create(OrderStatus, { storeId, ...s, position }));
+}
+
+/**
+ * The first status of kind `new` by position, share-locked so a concurrent rename or delete of it
+ * waits for the writing transaction to commit.
+ */
+export async function initialStatus(ctx: Ctx, storeId: string): Promise<OrderStatus> {
+  const status = await ctx.em.findOne(OrderStatus, { storeId, kind: 'new' }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ });
+  if (!status) throw new Error(`store ${storeId} has no status of kind new`);
+  return status;
 }
 
 /** Every new store gets the default status list. */

@@ -4,7 +4,7 @@ import type { ProductCreateInput, ProductType, ProductUpdateInput } from './prod
 import { conflict, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { recordEvent } from '../../events/outbox.js';
+import { isInbound, recordEvent } from '../../events/outbox.js';
 import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { toMajor, toMinor } from '../../core/money.js';
@@ -77,7 +77,7 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
       await tx.em.flush();
       await stockFollowsProductWrite(tx, product, 0);
       const view = productView(product, currency);
-      await recordEvent(tx, { storeId, event: 'productCreated', record: view });
+      await recordEvent(tx, { storeId, event: 'productCreated', record: view, inbound: isInbound(input) });
       return view;
     }),
   );
@@ -139,18 +139,19 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
       await tx.em.flush();
       await stockFollowsProductWrite(tx, product, before.stock);
       const view = productView(product, currency);
-      await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous: before });
+      await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous: before, inbound: isInbound(input) });
       return view;
     }),
   );
 }
 
-export async function deleteProduct(ctx: Ctx, storeId: string, id: string): Promise<void> {
+/** `inbound`: the delete comes from an inbound connector (no webhook echoes it). */
+export async function deleteProduct(ctx: Ctx, storeId: string, id: string, opts: { inbound?: boolean } = {}): Promise<void> {
   await transaction(ctx, async (tx) => {
     const product = await lockProduct(tx, storeId, id);
     const view = productView(product, await storeCurrency(tx, storeId));
     tx.em.remove(product);
     await tx.em.flush();
-    await recordEvent(tx, { storeId, event: 'productDeleted', record: view });
+    await recordEvent(tx, { storeId, event: 'productDeleted', record: view, inbound: opts.inbound });
   });
 }

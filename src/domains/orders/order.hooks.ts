@@ -1,0 +1,29 @@
+import type { TxCtx } from '../../core/tx.js';
+import type { OrderType } from './order.types.js';
+
+/** One order write, as modules that follow orders (the ads platform's conversions) see it. */
+export interface OrderWrite {
+  storeId: string;
+  order: OrderType;
+  /** Null for a new order. */
+  previous: OrderType | null;
+  /** The kind of the order's status after the write, when the writer knows it. */
+  statusKind?: string;
+  /** The write itself carries the inbound marker (CONTRACT-2 §14). */
+  inbound: boolean;
+}
+
+declare module '../../core/module.js' {
+  interface Module {
+    /**
+     * Runs inside the transaction of every order creation and change, after its event is recorded:
+     * work queued here commits or vanishes with the write. Called on the hot path: a module with
+     * nothing to do for the store returns without a query.
+     */
+    onOrderWritten?: (tx: TxCtx, write: OrderWrite) => Promise<void>;
+  }
+}
+
+export async function orderWritten(tx: TxCtx, write: OrderWrite): Promise<void> {
+  for (const m of tx.deps.modules) if (m.onOrderWritten) await m.onOrderWritten(tx, write);
+}
