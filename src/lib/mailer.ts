@@ -1,4 +1,6 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type nodemailerModule from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../core/context.js';
 import type { Module } from '../core/module.js';
@@ -53,6 +55,8 @@ function printMail(deps: Deps, mail: OutgoingMail): void {
 
 /** Over SMTP in the background, so a slow mail server never holds up an API response. */
 function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
+  // Required only when SMTP is configured: without it, nodemailer would only slow the start.
+  const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof nodemailerModule;
   const transport: Transporter = nodemailer.createTransport(url);
   const inFlight = new Set<Promise<void>>();
   const handOver = (mail: OutgoingMail) =>

@@ -1,4 +1,5 @@
-import bidiModule, { type Bidi } from 'bidi-js';
+import { createRequire } from 'node:module';
+import type { Bidi } from 'bidi-js';
 
 /**
  * Bidirectional text for pdfkit, which has none: fontkit shapes a string and reverses the glyphs
@@ -10,8 +11,10 @@ import bidiModule, { type Bidi } from 'bidi-js';
  * (Latin, digits, punctuation) is drawn in visual order as is.
  */
 
-// The package is CommonJS whose module.exports is the factory; its typings describe an ES default.
-const bidi = (bidiModule as unknown as () => Bidi)();
+// The package is CommonJS whose module.exports is the factory (its typings describe an ES
+// default); required on first use, with the rest of the PDF code.
+let bidiInstance: Bidi | undefined;
+const bidi = (): Bidi => (bidiInstance ??= (createRequire(import.meta.url)('bidi-js') as () => Bidi)());
 
 /** Characters of right-to-left scripts: Hebrew, Arabic and their presentation forms. */
 const RTL_SCRIPT = /[\u0590-\u05FF\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
@@ -31,10 +34,10 @@ export interface VisualLine {
 /** One line (no line breaks) as runs in drawing order, left to right. */
 export function visualLine(line: string): VisualLine {
   if (!line) return { runs: [], rtl: false };
-  const levels = bidi.getEmbeddingLevels(line, 'auto');
+  const levels = bidi().getEmbeddingLevels(line, 'auto');
   const chars = line.split('');
-  for (const [i, mirrored] of bidi.getMirroredCharactersMap(line, levels.levels)) chars[i] = mirrored;
-  const visual = bidi.getReorderedIndices(line, levels).map((i) => chars[i]);
+  for (const [i, mirrored] of bidi().getMirroredCharactersMap(line, levels.levels)) chars[i] = mirrored;
+  const visual = bidi().getReorderedIndices(line, levels).map((i) => chars[i]);
   // A reversed surrogate pair is low-high: put it back.
   for (let i = 0; i + 1 < visual.length; i++) {
     if (/[\uDC00-\uDFFF]/.test(visual[i]) && /[\uD800-\uDBFF]/.test(visual[i + 1])) [visual[i], visual[i + 1]] = [visual[i + 1], visual[i]];

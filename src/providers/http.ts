@@ -1,4 +1,4 @@
-import got, { TimeoutError } from 'got';
+import { loadGot } from '../lib/got.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -13,6 +13,7 @@ export type JsonCall =
  * when no answer came.
  */
 export async function callJson(url: URL, o: { method: 'GET' | 'POST' | 'DELETE'; headers?: Record<string, string>; body?: unknown; timeoutMs?: number }): Promise<JsonCall> {
+  const { default: got, TimeoutError } = await loadGot();
   try {
     const res = await got(url, {
       method: o.method,

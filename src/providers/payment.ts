@@ -1,4 +1,4 @@
-import got from 'got';
+import { loadGot } from '../lib/got.js';
 import { AppError } from '../core/errors.js';
 
 /**
@@ -99,6 +99,7 @@ export interface ProviderCall {
 
 /** One outbound call with got: 10 s timeout, no retries, no redirects, statuses mapped per CONTRACT-2 §9. */
 export async function callProvider<T>(call: ProviderCall): Promise<T> {
+  const { default: got } = await loadGot();
   let res;
   try {
     res = await got(call.url, {

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
-import got, { type Headers } from 'got';
+import type { Headers } from 'got';
+import { loadGot } from '../lib/got.js';
 import { BLOCKED_MESSAGE, BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
 import { sign } from './secrets.js';
 
@@ -129,19 +130,20 @@ function phases(t: GotTimings, total: number): AttemptTimings {
 }
 
 /** One POST, no retries, no redirects followed; 2xx and 3xx count as success. */
-export function sendAttempt(a: Attempt): Promise<AttemptResult> {
+export async function sendAttempt(a: Attempt): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let host: string;
   try {
     host = new URL(a.url).hostname.replace(/^\[|\]$/g, '');
   } catch {
-    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'invalid url', timings: NO_TIMINGS });
+    return { status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'invalid url', timings: NO_TIMINGS };
   }
   // Sockets skip DNS for IP literals, so those are checked here.
   if (!a.allowPrivate && isIP(host) && isBlockedAddress(host)) {
-    return Promise.resolve({ status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: BLOCKED_MESSAGE, timings: NO_TIMINGS });
+    return { status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: BLOCKED_MESSAGE, timings: NO_TIMINGS };
   }
+  const { default: got } = await loadGot();
   return new Promise((resolve) => {
     let statusCode: number | null = null;
     let bytes = 0;

@@ -1,5 +1,6 @@
 import { Marked } from 'marked';
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitizeHtml from 'sanitize-html';
 
 /** A private instance: no other code's `marked.use()` changes how pages render. */
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
@@ -37,7 +38,11 @@ const POLICY: sanitizeHtml.IOptions = {
   },
 };
 
+// Required on the first page rendered: the sanitizer and its HTML parser are slow to load.
+let sanitizer: typeof sanitizeHtml | undefined;
+
 /** Markdown (raw HTML included, as authors write it) to HTML safe to serve to any browser. */
 export function renderMarkdown(source: string): string {
-  return sanitizeHtml(markdown.parse(source) as string, POLICY);
+  sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml;
+  return sanitizer(markdown.parse(source) as string, POLICY);
 }

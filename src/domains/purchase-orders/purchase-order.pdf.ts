@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
-import PDFDocument from 'pdfkit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatPoNumber, PurchaseOrderItem, type PurchaseOrder } from './purchase-order.entity.js';
 import { Warehouse } from '../inventory/inventory.entity.js';
@@ -16,8 +15,6 @@ import { drawLine, drawText, textHeight, wrapText } from '../../lib/pdf-text.js'
  */
 
 const require = createRequire(import.meta.url);
-/** pdfkit's own fontkit, whichever copy it resolves. */
-const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as { create(data: Buffer): PDFKit.Mixins.PDFFontSource };
 
 /**
  * The fonts are parsed once per process and handed to every document (pdfkit takes a fontkit
@@ -26,7 +23,11 @@ const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as { create(
  */
 let fonts: { regular: PDFKit.Mixins.PDFFontSource; bold: PDFKit.Mixins.PDFFontSource } | null = null;
 function loadFonts() {
-  fonts ??= {
+  if (fonts) return fonts;
+  // pdfkit's own fontkit, whichever copy it resolves. Loaded on first use, as pdfkit is: together
+  // they are a tenth of the service's start-up.
+  const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as { create(data: Buffer): PDFKit.Mixins.PDFFontSource };
+  fonts = {
     regular: fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'))),
     bold: fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf'))),
   };
@@ -207,6 +208,7 @@ function renderOne(doc: PDFKit.PDFDocument, storeName: string, { po, items, ware
  * pages.
  */
 export async function renderPurchaseOrders(storeName: string, list: PdfPurchaseOrder[]): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const { regular, bold } = loadFonts();
   const created = new Date(Math.min(...list.map((x) => x.po.createdAt.getTime())));
   const modified = new Date(Math.max(...list.map((x) => x.po.updatedAt.getTime())));

@@ -1,4 +1,4 @@
-import got, { HTTPError, RequestError } from 'got';
+import { loadGot } from '../../lib/got.js';
 import { ImageProviderError, type GeneratedImage, type ImageProvider, type ImageRequest } from '../images.js';
 import { coverResize, readPng } from '../local-images/png.js';
 
@@ -41,7 +41,7 @@ function providerMessage(body: unknown): string | null {
   }
 }
 
-function failure(err: unknown, timeoutMs: number): ImageProviderError {
+function failure({ HTTPError, RequestError }: typeof import('got'), err: unknown, timeoutMs: number): ImageProviderError {
   if (err instanceof HTTPError) {
     const status = err.response.statusCode;
     if (status === 401 || status === 403) return new ImageProviderError(`the image provider refused the credentials (HTTP ${status})`, false);
@@ -80,7 +80,8 @@ function toImage(b64: unknown, width: number, height: number): GeneratedImage {
 export function openAiImages(opts: OpenAiImagesOptions): ImageProvider {
   const endpoint = `${opts.url}/images/generations`;
   async function call(prompt: string, n: number, size: string, signal: AbortSignal): Promise<unknown[]> {
-    const request = got.post(endpoint, {
+    const gotModule = await loadGot();
+    const request = gotModule.default.post(endpoint, {
       body: JSON.stringify(requestBody(opts.model, prompt, n, size)),
       headers: { authorization: `Bearer ${opts.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
       timeout: { request: opts.timeoutMs },
@@ -96,7 +97,7 @@ export function openAiImages(opts: OpenAiImagesOptions): ImageProvider {
     try {
       text = (await request).body;
     } catch (err) {
-      throw failure(err, opts.timeoutMs);
+      throw failure(gotModule, err, opts.timeoutMs);
     }
     let data: unknown;
     try {

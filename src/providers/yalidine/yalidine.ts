@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import got, { TimeoutError } from 'got';
+import { loadGot } from '../../lib/got.js';
 import {
   CarrierError,
   WebhookMalformed,
@@ -122,6 +122,7 @@ export class YalidineCarrier implements CarrierAdapter {
   private async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, query?: Record<string, string>, body?: unknown): Promise<{ data: T; quota: CarrierQuota | null }> {
     const url = new URL(`${this.base}${path}`);
     for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+    const { default: got, TimeoutError } = await loadGot();
     let res;
     try {
       res = await got(url, {
