@@ -12,13 +12,18 @@ FROM node:lts-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 SOUK_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The sources are not here yet, so install's prepare step has nothing to do; it runs below.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/src ./src
 COPY --from=build /app/rest-compat ./rest-compat
 COPY --from=build /app/schema ./schema
 COPY --from=build /app/dashboard ./dashboard
 COPY --from=build /app/mikro-orm.config.ts ./mikro-orm.config.ts
 COPY --from=build /app/tsconfig.json ./tsconfig.json
+# The start bundle and the embedded database template, baked into the image: a container's first
+# start copies the template instead of running initdb.
+RUN node scripts/prepare.mjs
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -48,7 +48,7 @@ export interface RunningService {
 }
 
 /**
- * Starts the service as `npm start` does (tsx src/main.ts) in a child process, so the load
+ * Starts the service as `npm start` does (scripts/start.mjs) in a child process, so the load
  * generator does not share its event loop. `databaseUrl` null → embedded PGlite in a temp dir.
  */
 export async function startChild(databaseUrl: string | null, env: Record<string, string> = {}, dataDir?: string): Promise<RunningService> {
@@ -71,10 +71,9 @@ export async function startChild(databaseUrl: string | null, env: Record<string,
   };
   if (databaseUrl) childEnv.DATABASE_URL = databaseUrl;
   else delete childEnv.DATABASE_URL;
-  // The same runtime `npm start` uses (tsx), loaded into one node process so it can be profiled:
-  // BENCH_PROFILE=dir writes a V8 CPU profile of the service there.
+  // What `npm start` runs, without npm around it: BENCH_PROFILE=dir writes a V8 CPU profile there.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const proc = spawn(process.execPath, [...profile, '--import', 'tsx', join(ROOT, 'src/main.ts')], {
+  const proc = spawn(process.execPath, [...profile, join(ROOT, 'scripts/start.mjs')], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -119,7 +118,7 @@ export async function startChild(databaseUrl: string | null, env: Record<string,
   };
 }
 
-/** RSS of a process and its children (tsx runs node inside node), in MiB. */
+/** RSS of a process and its children (a service started through npm or tsx is a child), in MiB. */
 export function rssOf(pid: number): number {
   try {
     const out = execFileSync('ps', ['-o', 'rss=', '--ppid', String(pid), '-p', String(pid)], { encoding: 'utf8' });

@@ -24,7 +24,7 @@ if SOUK_DATA_DIR="$dir/data" PORT=$((port + 1)) timeout 60 npm start >"$dir/seco
 fi
 grep -q "in use by another Souk process" "$dir/second.log" || { cat "$dir/second.log"; exit 1; }
 # npm does not forward signals reliably: signal the node process itself.
-node_pid=$(pgrep -P "$pid" -f 'src/main.ts' || true)
+node_pid=$(pgrep -P "$pid" -f 'scripts/start.mjs|src/main.ts' || true)
 for child in $(pgrep -P "$pid" || true); do node_pid="$node_pid $(pgrep -P "$child" || true)"; done
 kill -TERM $pid $node_pid 2>/dev/null || true
 for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done

@@ -57,7 +57,7 @@ export interface Service {
 /** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
 export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[]; log?: Logger } = {}): Promise<Service> {
   const modules = opts.modules ?? MODULES;
-  const target = await openDatabase(config);
+  const target = await openDatabase(config, opts.log);
   const cleanups: Array<() => Promise<void>> = [() => target.close()];
   const close = async () => {
     for (const fn of cleanups.splice(0).reverse()) await fn();

@@ -77,6 +77,15 @@ function packagingProblems(dockerfile: string, pkg: Pkg, ciRun: string): string[
 
   const lastFrom = froms.at(-1);
   const runtime = lastFrom ? ins.slice(ins.indexOf(lastFrom)) : ins;
+  // The file the start script runs must be in the runtime image.
+  const entry = start.slice(start[0] === 'exec' ? 2 : 1).find((w) => /\.(m?js|ts)$/.test(w));
+  if (entry) {
+    const copied = runtime.filter((i) => i.keyword === 'COPY').flatMap((i) => words(i.args).filter((w) => !w.startsWith('--')).slice(0, -1));
+    const top = entry.split('/')[0];
+    if (!copied.some((src) => src === '.' || src.replace(/^\/app\//, '').replace(/\/$/, '') === top || src.endsWith(`/${top}`))) {
+      problems.push(`npm start runs ${entry}, but the runtime stage copies no ${top}`);
+    }
+  }
   const user = runtime.filter((i) => i.keyword === 'USER').at(-1);
   if (!user) problems.push('the runtime stage has no USER');
   else if (/^(root|0)(:|$)/.test(user.args)) problems.push(`USER ${user.args} is root`);
@@ -126,5 +135,7 @@ describe('packaging', () => {
     const noExec = packagingProblems(dockerfile, { ...pkg, scripts: { ...pkg.scripts, start: 'vite-node src/main.ts' } }, ciRun);
     assert.ok(noExec.some((p) => p.includes('must begin with exec')), noExec.join('; '));
     assert.ok(noExec.some((p) => p.includes('vite-node, which is not in dependencies')), noExec.join('; '));
+    const noScripts = packagingProblems(dockerfile.replace(/^COPY .*\/scripts .*$/m, ''), pkg, ciRun);
+    assert.ok(noScripts.some((p) => p.includes('copies no scripts')), noScripts.join('; '));
   });
 });

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { MikroORM, ReflectMetadataProvider, type Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -9,6 +13,8 @@ import { MIGRATIONS } from './migrations/index.js';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { listenChannel, type Listener } from './listen.js';
 import type { Deps } from '../core/context.js';
+import type { Logger } from '../core/log.js';
+import { PROJECT_ROOT } from '../lib/paths.js';
 
 export const ORM_POOL_MAX = 10;
 export const QUEUE_POOL_MAX = 6;
@@ -81,12 +87,71 @@ export function serverTarget(url: string): DatabaseTarget {
   return { connection: { connectionString: url }, embedded: false, listen: listenChannel, pooled: new EventEmitter(), async close() {} };
 }
 
-export async function openDatabase(config: Config): Promise<DatabaseTarget> {
+/**
+ * Where the template of a fresh embedded database lives: initdb's output with every migration
+ * applied, made once at install (`npm ci` runs scripts/prepare.mjs). Named after the PGlite
+ * version and the migrations (names and sources), so a template that no longer matches is never
+ * used.
+ */
+export function embeddedTemplateDir(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
+  const version = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
+  const hash = createHash('sha256').update(version);
+  // The migrations' sources, not only their names: an edited migration needs a new template.
+  const dir = join(PROJECT_ROOT, 'src', 'db', 'migrations');
+  for (const m of MIGRATIONS) {
+    hash.update(`\n${m.name}\n`);
+    const file = join(dir, `${m.name}.ts`);
+    if (existsSync(file)) hash.update(readFileSync(file));
+  }
+  const key = hash.digest('hex').slice(0, 16);
+  return join(PROJECT_ROOT, 'node_modules', '.cache', 'souk', `pgdata-${key}`);
+}
+
+/** Makes the embedded template unless it exists, removing those of earlier versions; returns its directory. */
+export async function makeEmbeddedTemplate(): Promise<string> {
+  const dir = embeddedTemplateDir();
+  const parent = dirname(dir);
+  for (const old of existsSync(parent) ? readdirSync(parent) : []) {
+    if (/^pgdata-[0-9a-f]{16}$/.test(old) && join(parent, old) !== dir) rmSync(join(parent, old), { recursive: true, force: true });
+  }
+  if (existsSync(dir)) return dir;
+  const work = `${dir}.${process.pid}.tmp`;
+  rmSync(work, { recursive: true, force: true });
+  try {
+    const target = embeddedTarget(await startEmbedded(work, EMBEDDED_POOL_MAX + 4));
+    try {
+      const orm = await initOrm(target);
+      await orm.close(true);
+    } finally {
+      await target.close();
+    }
+    try {
+      renameSync(join(work, 'pgdata'), dir);
+    } catch (err) {
+      // Another install made it first.
+      if (!existsSync(dir)) throw err;
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+export async function openDatabase(config: Config, log?: Logger): Promise<DatabaseTarget> {
   if (config.databaseUrl) {
     return serverTarget(config.databaseUrl);
   }
-  // Headroom over the one pooled connection: pglite-socket drops connections past its maximum.
-  const embedded: EmbeddedDatabase = await startEmbedded(config.dataDir, EMBEDDED_POOL_MAX + 4);
+  const template = embeddedTemplateDir();
+  if (!existsSync(join(config.dataDir, 'pgdata')) && !existsSync(template)) {
+    log?.info(`creating the embedded database in ${config.dataDir} (no install-time template: this first start takes several seconds; \`npm ci\` makes one)`);
+  }
+  return embeddedTarget(await startEmbedded(config.dataDir, EMBEDDED_POOL_MAX + 4, template));
+}
+
+function embeddedTarget(embedded: EmbeddedDatabase): DatabaseTarget {
+  // The pool's one connection, plus headroom: pglite-socket drops connections past its maximum.
   return {
     connection: { host: embedded.socketDir, port: embedded.port, database: 'postgres', user: 'postgres' },
     embedded: true,
@@ -113,10 +178,26 @@ async function withMigrationLock<T>(target: DatabaseTarget, fn: () => Promise<T>
   }
 }
 
+/**
+ * True when every committed migration is recorded, as on every start but the first: the migrator's
+ * own checks (schema introspection, its lock table) are a third of a second on the embedded
+ * database, one select is not.
+ */
+async function upToDate(orm: MikroORM<PostgreSqlDriver>): Promise<boolean> {
+  try {
+    const rows = await orm.em.getConnection().execute<Array<{ name: string }>>('select name from mikro_orm_migrations');
+    const done = new Set(rows.map((r) => r.name));
+    return MIGRATIONS.every((m) => done.has(m.name));
+  } catch {
+    // No migration table yet: a new database.
+    return false;
+  }
+}
+
 export async function initOrm(target: DatabaseTarget): Promise<MikroORM<PostgreSqlDriver>> {
   const orm = await MikroORM.init(ormOptions(target));
   try {
-    await withMigrationLock(target, () => orm.getMigrator().up());
+    if (!(await upToDate(orm))) await withMigrationLock(target, () => orm.getMigrator().up());
   } catch (err) {
     await orm.close(true).catch(() => {});
     throw err;

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../lib/paths.js';
 import type { Module } from '../core/module.js';
 
 /** The dashboard's files, served as they are (plain modules, no build step). */
-const DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
+const DIR = join(PROJECT_ROOT, 'dashboard') + '/';
 const FILES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',

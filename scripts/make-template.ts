@@ -1,0 +1,5 @@
+// Makes the embedded database template (see embeddedTemplateDir) unless it exists.
+import 'reflect-metadata';
+import { makeEmbeddedTemplate } from '../src/db/orm.js';
+
+console.log(await makeEmbeddedTemplate());
