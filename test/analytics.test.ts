@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, statementsOf, type Api, type TestService } from './helpers.js';
 import { issueToken } from '../src/domains/auth/auth.service.js';
 import { contractMismatch } from './contract.js';
 import type { Ctx } from '../src/core/context.js';
@@ -60,21 +60,9 @@ const lorOf = async (s: Owner, query = '', path = `/v1/stores/${s.storeId}/analy
 
 const hours = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 3_600_000;
 
-/** Counts the statements of one request that read order data. */
-async function statementsOf(fn: () => Promise<unknown>): Promise<{ all: string[]; orders: string[] }> {
-  const conn = svc.service.deps.orm.em.getConnection();
-  const original = conn.execute;
-  const all: string[] = [];
-  conn.execute = function (this: typeof conn, ...args: Parameters<typeof original>) {
-    const q = args[0];
-    all.push(typeof q === 'string' ? q : String((q as { toString(): string }).toString()));
-    return original.apply(this, args);
-  } as typeof original;
-  try {
-    await fn();
-  } finally {
-    conn.execute = original;
-  }
+/** The statements of one request, and those that read order data. */
+async function statementsOfRequest(fn: () => Promise<unknown>): Promise<{ all: string[]; orders: string[] }> {
+  const all = await statementsOf(svc, fn);
   return { all, orders: all.filter((q) => /\b"?(orders|order_products|order_statuses)"?\b/i.test(q)) };
 }
 
@@ -550,7 +538,7 @@ describe('one SQL statement per answer', () => {
     ];
     for (const [name, method, path, body] of calls) {
       let res: any;
-      const seen = await statementsOf(async () => {
+      const seen = await statementsOfRequest(async () => {
         res = await api(method, path, { token: s.token, body });
       });
       assert.equal(res.status, 200, `${name}: ${res.text}`);

@@ -182,3 +182,21 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** The SQL statements the service sends through its ORM connection while `fn` runs. */
+export async function statementsOf(svc: TestService, fn: () => Promise<unknown>): Promise<string[]> {
+  const conn = svc.service.deps.orm.em.getConnection();
+  const original = conn.execute;
+  const seen: string[] = [];
+  conn.execute = function (this: typeof conn, ...args: Parameters<typeof original>) {
+    const q = args[0];
+    seen.push(typeof q === 'string' ? q : String((q as { toString(): string }).toString()));
+    return original.apply(this, args);
+  } as typeof original;
+  try {
+    await fn();
+  } finally {
+    conn.execute = original;
+  }
+  return seen;
+}

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
+import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, statementsOf, type Api, type TestService } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { issueToken } from '../src/domains/auth/auth.service.js';
 import type { Ctx } from '../src/core/context.js';
@@ -527,20 +527,10 @@ describe('order counts', () => {
     const s = await ownerWithStore(api);
     for (let i = 0; i < 3; i++) await newOrder(s);
     await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'Extra' } });
-    const conn = svc.service.deps.orm.em.getConnection();
-    const original = conn.execute;
-    const seen: string[] = [];
-    conn.execute = function (this: typeof conn, ...args: Parameters<typeof original>) {
-      const q = args[0];
-      seen.push(typeof q === 'string' ? q : String((q as { toString(): string }).toString()));
-      return original.apply(this, args);
-    } as typeof original;
-    let res;
-    try {
+    let res: any;
+    const seen = await statementsOf(svc, async () => {
       res = await api('GET', `/v1/stores/${s.storeId}/orders/counts`, { token: s.token });
-    } finally {
-      conn.execute = original;
-    }
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.total, 3);
     assert.equal(res.body.data.length, 9);

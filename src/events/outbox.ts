@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTransaction, type TxCtx } from '../core/tx.js';
 import type { Ctx } from '../core/context.js';
 import { entityOf, isUpdated, type EventName, type RealtimeOnlyEvent } from './names.js';
-import { enqueueDeliveries, type DeliveryJob } from './queue.js';
+import { deliveryInsertSql, enqueueDeliveries, getQueue, type DeliveryJob } from './queue.js';
 import { eventBus, type CommittedEvent } from './bus.js';
 
 export interface DomainEvent {
@@ -75,6 +75,55 @@ export async function recordEvents(ctx: Ctx, storeId: string, event: EventName, 
 /** A realtime-only event (CONTRACT-2 §9): the event row and its publication, never a webhook delivery. */
 export async function recordRealtimeEvent(ctx: Ctx, e: { storeId: string; event: RealtimeOnlyEvent; data: Record<string, unknown> }): Promise<CommittedEvent> {
   const [committed] = await insertEvents(ctx, e.storeId, e.event, [e.data], false);
+  return committed;
+}
+
+/**
+ * A write and its event as one statement, outside any transaction (it commits alone): the
+ * caller's CTEs (`write.ctes`, bindings `write.params`), of which `write.written` returns one row
+ * when the write was made; then, only in that case, the sequence row, the event row, a delivery
+ * job per subscribed webhook (pg-boss's insert) and the NOTIFY. One round trip where a transaction
+ * takes five or six. The sequence row is still the statement's last lock, held to its commit.
+ * Returns null when nothing was written: the caller then takes its general path.
+ */
+export async function writeWithEvent(ctx: Ctx, write: { ctes: string; params: unknown[]; written: string }, e: DomainEvent): Promise<CommittedEvent | null> {
+  if (inTransaction(ctx)) throw new Error('writeWithEvent commits on its own: it cannot join a transaction');
+  const { storeId, event } = e;
+  const data = payloadData(storeId, event, e.record, e.previous);
+  const now = new Date();
+  const timestamp = now.toISOString();
+  const deliver = !e.inbound;
+  const notify = !ctx.deps.embedded;
+  // Each delivery's id is its job's id, drawn once per webhook (a CTE with a volatile function is evaluated once).
+  const jobs = deliver
+    ? `, h as (select gen_random_uuid() as id, w.id as webhook_id from (${SUBSCRIBED_WEBHOOKS}) w),
+         j as (${deliveryInsertSql(
+           ctx.deps,
+           `(select coalesce(json_agg(json_build_object('id', h.id, 'data', json_build_object('deliveryId', h.id, 'webhookId', h.webhook_id, 'storeId', ?::text, 'event', ?::text, 'timestamp', ?::text, 'seq', e.seq))), '[]'::json) from h, e)`,
+         )})`
+    : '';
+  const [row] = await (ctx.em as EntityManager).execute<Array<{ seq: string | number | null; hooks: string | number }>>(
+    `with ${write.ctes},
+          s as (insert into store_event_seqs as q (store_id, seq) select ?, 1 from ${write.written}
+                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq),
+          e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ?::jsonb, ? from s returning seq)
+          ${jobs}
+     select (select seq from e) as seq,
+            ${notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)'} as notified,
+            ${deliver ? '(select count(*) from h)' : '0'} as hooks`,
+    [
+      ...write.params,
+      storeId,
+      storeId, event, JSON.stringify(data), now,
+      ...(deliver ? [storeId, event, storeId, event, timestamp] : []),
+      ...(notify ? [EVENTS_CHANNEL, storeId] : []),
+    ],
+  );
+  if (row?.seq === null || row?.seq === undefined) return null;
+  const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp, data };
+  if (Number(row.hooks) > 0) getQueue(ctx.deps).wake();
+  // One process: the in-process emitter is the whole fan-out.
+  if (ctx.deps.embedded) eventBus.emit('event', committed);
   return committed;
 }
 

@@ -1,9 +1,13 @@
 import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
+import { insertJobs } from 'pg-boss/dist/plans.js';
 import type { Deps } from '../core/context.js';
 import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
+const SCHEMA = 'pgboss';
+/** Where pg-boss's insert reads its rows: one json parameter, replaced by an expression in `deliveryInsertSql`. */
+const ROWS_PARAM = '$1::text::json';
 
 /** How often a server replica looks for expired claims (and refreshes the queue's counters). */
 export const SUPERVISE_SECONDS = 5;
@@ -37,6 +41,8 @@ export interface Queue {
   /** Wakes this process's delivery workers at once instead of at their next poll. */
   wake(): void;
   onWake(fn: () => void): void;
+  /** pg-boss's own insert of delivery jobs (its queue's table and settings), known once the queue exists. */
+  deliveryInsert?: string;
 }
 
 declare module '../core/context.js' {
@@ -50,7 +56,7 @@ export function createQueue(deps: Deps): Queue {
   const boss = new PgBoss({
     // Embedded mode shares the ORM's single connection (see EMBEDDED_POOL_MAX); a server gets its own pool.
     ...(deps.embedded ? { db: knexDb(deps.orm.em.getKnex()) } : { ...target.connection, max: QUEUE_POOL_MAX }),
-    schema: 'pgboss',
+    schema: SCHEMA,
     application_name: 'souk-queue',
     // LISTEN/NOTIFY wakes workers of every replica on a real PostgreSQL; embedded mode is one process.
     useListenNotify: !deps.embedded,
@@ -79,6 +85,26 @@ export const getQueue = (deps: Deps) => {
   if (!q) throw new Error('the queue is not started');
   return q;
 };
+
+/** Prepares `deliveryInsertSql` once the delivery queue exists (its table is pg-boss's choice). */
+export async function prepareDeliveryInsert(queue: Queue): Promise<void> {
+  const q = await queue.boss.getQueue(DELIVERY_QUEUE);
+  if (!q) throw new Error(`queue ${DELIVERY_QUEUE} does not exist`);
+  const sql = insertJobs(SCHEMA, { table: q.table, name: DELIVERY_QUEUE, returnId: false, notify: false });
+  if (!sql.includes(ROWS_PARAM)) throw new Error('pg-boss insert statement changed shape: its rows parameter is gone');
+  queue.deliveryInsert = sql;
+}
+
+/**
+ * pg-boss's insert of delivery jobs, for a statement that enqueues in SQL (a write and its event
+ * in one statement): `rows` is an SQL expression yielding a json array of `{ id, data }`, `data`
+ * being the DeliveryJob with `id` as its deliveryId. Policies, retries and expiry are the queue's.
+ */
+export function deliveryInsertSql(deps: Deps, rows: string): string {
+  const sql = getQueue(deps).deliveryInsert;
+  if (!sql) throw new Error('the delivery queue is not prepared');
+  return sql.replace(ROWS_PARAM, () => rows);
+}
 
 /** Enqueue through the transaction's own connection: the jobs commit or vanish with the write. */
 export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise<void> {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../core/context.js';
 import type { Module } from '../core/module.js';
-import { createQueue, DELIVERY_QUEUE, type DeliveryJob, type Queue } from '../events/queue.js';
+import { createQueue, DELIVERY_QUEUE, prepareDeliveryInsert, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
 import { DELIVERY_TIMEOUT_MS, NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
@@ -338,6 +338,7 @@ export const deliveryModule: Module = {
   };
   await queue.boss.createQueue(DELIVERY_QUEUE, settings as never);
   await queue.boss.updateQueue(DELIVERY_QUEUE, settings as never);
+  await prepareDeliveryInsert(queue);
   deps.queue = queue;
   await sealLegacyHeaders(deps);
   const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);

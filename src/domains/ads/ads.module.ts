@@ -46,6 +46,7 @@ export const adsModule: Module = {
     };
   },
   onOrderWritten: queueConversions,
+  followsOrders: (deps, storeId) => !!deps.conversions?.get(storeId),
   onIntegrationDeleted: async (ctx, integration) => {
     if (integration.key === ADS_KEY) await disconnectAds(ctx, integration.storeId);
   },

@@ -1,3 +1,4 @@
+import type { Deps } from '../../core/context.js';
 import type { TxCtx } from '../../core/tx.js';
 import type { OrderType } from './order.types.js';
 
@@ -21,6 +22,12 @@ declare module '../../core/module.js' {
      * nothing to do for the store returns without a query.
      */
     onOrderWritten?: (tx: TxCtx, write: OrderWrite) => Promise<void>;
+    /**
+     * Whether `onOrderWritten` may have work for the store (no query: the module's own cache).
+     * False lets a common order be written in one statement without a transaction around it;
+     * a module with the hook and without this is asked in every write.
+     */
+    followsOrders?: (deps: Deps, storeId: string) => boolean;
   }
 }
 

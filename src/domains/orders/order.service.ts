@@ -6,8 +6,9 @@ import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
 import { Product } from '../products/product.entity.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { isInbound, recordEvent, recordEvents } from '../../events/outbox.js';
+import { inTransaction, isRetryable, lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { isInbound, recordEvent, recordEvents, writeWithEvent } from '../../events/outbox.js';
+import { insertSelect } from '../../db/insert.js';
 import { orderWritten } from './order.hooks.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
@@ -70,24 +71,40 @@ async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: 
 export const itemsTotal = (items: OrderItem[]) => sumMinor(items.map((i) => lineMinor(i.price, i.quantity)));
 const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => Math.max(0, itemsTotal(order.items) + order.shippingCost - order.discount);
 
+interface NewOrderDefaults {
+  currency: string;
+  statusId: string;
+  status: string;
+}
+
 /**
  * The store's currency and the status a new order takes (the first of kind `new` by position),
- * in one round trip. The status row is share-locked, so a rename or delete of it waits for the
- * order to commit and then moves it too.
+ * in one select (bindings: storeId). The status row is share-locked, so a rename or delete of it
+ * waits for the order to commit and then moves it too.
  */
-async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<{ currency: string; statusId: string; status: string }> {
-  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(
-    `select s.currency, st.id as status_id, st.slug
-       from stores s
-       left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for share) st on true
-      where s.id = ?`,
-    [storeId],
-  );
+const NEW_ORDER_DEFAULTS = `select s.currency, st.id as status_id, st.slug
+   from stores s
+   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for share) st on true
+  where s.id = ?`;
+
+/**
+ * What the last general create of each store read: a guess the one-statement create checks in
+ * its own statement (a wrong guess writes nothing and the general path runs), so it needs no
+ * invalidation. Bounded: cleared when it grows past this many stores.
+ */
+const lastDefaults = new Map<string, NewOrderDefaults>();
+const LAST_DEFAULTS_MAX = 10_000;
+
+async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewOrderDefaults> {
+  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(NEW_ORDER_DEFAULTS, [storeId]);
   if (!row) throw notFound('store');
   if (!row.status_id || !row.slug) throw new Error(`store ${storeId} has no status of kind new`);
   tx.storeCurrencies ??= new Map();
   tx.storeCurrencies.set(storeId, row.currency);
-  return { currency: row.currency, statusId: row.status_id, status: row.slug };
+  const defaults = { currency: row.currency, statusId: row.status_id, status: row.slug };
+  if (lastDefaults.size >= LAST_DEFAULTS_MAX) lastDefaults.clear();
+  lastDefaults.set(storeId, defaults);
+  return defaults;
 }
 
 /**
@@ -97,7 +114,7 @@ async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<{ currency:
  */
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   try {
-    return await createOrderOnce(ctx, storeId, input);
+    return (await createOrderInOneStatement(ctx, storeId, input)) ?? (await createOrderOnce(ctx, storeId, input));
   } catch (err) {
     if (!(err instanceof ForeignKeyConstraintViolationException)) throw err;
     const [store] = await ctx.em.execute('select 1 from stores where id = ?', [storeId]);
@@ -107,39 +124,45 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
   }
 }
 
+/** The order as the input describes it, with what the store decides (its currency and first status). */
+async function newOrder(ctx: Ctx, storeId: string, d: NewOrderDefaults, input: OrderCreateInput) {
+  const { currency, statusId, status } = d;
+  const items = await resolveItems(ctx, storeId, currency, input.items ?? [], 'items');
+  const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(ctx, storeId, input.landingPageId, 'landingPageId') : null;
+  const shippingCost = await orderShippingCost(ctx, storeId, currency, input);
+  const address = input.shippingAddress;
+  const token = newPaymentToken();
+  const order = ctx.em.create(Order, {
+    storeId,
+    currency,
+    customerName: input.customerName.trim(),
+    customerPhone: input.customerPhone ?? null,
+    items,
+    shippingAddress: address
+      ? {
+          country: (address.country ?? 'DZ').toUpperCase(),
+          address: address.address ?? null,
+          communeId: address.communeId ?? null,
+          communeName: address.communeName ?? null,
+          wilayaCode: address.wilayaCode ?? null,
+        }
+      : null,
+    shippingMethodId: input.shippingMethodId ?? null,
+    shippingType: input.shippingType ?? null,
+    shippingCost,
+    total: totalOf({ items, shippingCost, discount: 0 }),
+    statusId,
+    status,
+    metadata: input.metadata ?? {},
+    paymentTokenHash: token.hash,
+    landingPageId,
+  }, { persist: false });
+  return { order, token };
+}
+
 async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   return transaction(ctx, async (tx) => {
-    const { currency, statusId, status } = await newOrderDefaults(tx, storeId);
-    const items = await resolveItems(tx, storeId, currency, input.items ?? [], 'items');
-    const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(tx, storeId, input.landingPageId, 'landingPageId') : null;
-    const shippingCost = await orderShippingCost(tx, storeId, currency, input);
-    const address = input.shippingAddress;
-    const token = newPaymentToken();
-    const order = tx.em.create(Order, {
-      storeId,
-      currency,
-      customerName: input.customerName.trim(),
-      customerPhone: input.customerPhone ?? null,
-      items,
-      shippingAddress: address
-        ? {
-            country: (address.country ?? 'DZ').toUpperCase(),
-            address: address.address ?? null,
-            communeId: address.communeId ?? null,
-            communeName: address.communeName ?? null,
-            wilayaCode: address.wilayaCode ?? null,
-          }
-        : null,
-      shippingMethodId: input.shippingMethodId ?? null,
-      shippingType: input.shippingType ?? null,
-      shippingCost,
-      total: totalOf({ items, shippingCost, discount: 0 }),
-      statusId,
-      status,
-      metadata: input.metadata ?? {},
-      paymentTokenHash: token.hash,
-      landingPageId,
-    }, { persist: false });
+    const { order, token } = await newOrder(tx, storeId, await newOrderDefaults(tx, storeId), input);
     if (input.promoCode) await applyPromo(tx, order, input.promoCode);
     // One INSERT, without the unit of work's change-set pass (nothing else changed here).
     await tx.em.insert(order);
@@ -150,6 +173,46 @@ async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInpu
     // The token is shown once, to the creator; payloads and later reads never carry it.
     return { ...view, paymentToken: token.token };
   });
+}
+
+/**
+ * The common order (items with their own name and price, no promo code, landing page or shipping
+ * method, in a store no module follows orders of) as one statement: the store's defaults are the
+ * ones its last order read, checked in the statement, which inserts the order and records its
+ * event only if they still hold (status share-locked as in the general path). Null when it did
+ * not apply or wrote nothing.
+ */
+async function createOrderInOneStatement(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType | null> {
+  const d = lastDefaults.get(storeId);
+  if (!d || inTransaction(ctx)) return null;
+  if (input.promoCode || input.landingPageId != null || input.shippingMethodId || input.items?.some((i) => i.productId)) return null;
+  if (ctx.deps.modules.some((m) => m.onOrderWritten && (m.followsOrders?.(ctx.deps, storeId) ?? true))) return null;
+  const { order, token } = await newOrder(ctx, storeId, d, input);
+  const insert = insertSelect(ctx.em as EntityManager, Order, order);
+  const view = orderView(order);
+  let committed;
+  try {
+    committed = await writeWithEvent(
+      ctx,
+      {
+        ctes: `d as (${NEW_ORDER_DEFAULTS}),
+               ok as (select 1 from d where currency = ? and status_id = ? and slug = ?),
+               o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id)`,
+        params: [storeId, d.currency, d.statusId, d.status, ...insert.params],
+        written: 'o',
+      },
+      { storeId, event: 'orderCreated', record: view, inbound: isInbound(input) },
+    );
+  } catch (err) {
+    // A deadlock or serialization loss: the general path retries it in a transaction.
+    if (isRetryable(err)) return null;
+    throw err;
+  }
+  if (!committed) {
+    lastDefaults.delete(storeId);
+    return null;
+  }
+  return { ...view, paymentToken: token.token };
 }
 
 /** Redeems the code in the order's transaction; a free-shipping code takes the shipping cost off. */

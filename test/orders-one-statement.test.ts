@@ -1,0 +1,213 @@
+// The common order (own item names and prices, nothing else to look up) is written with its event
+// and delivery jobs in one statement, on the store defaults its previous order read; these tests
+// hold it to what the general path writes, and to falling back when a guess no longer holds.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import pg from 'pg';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { client, ownerWithStore, startTestService, statementsOf, type Api, type TestService } from './helpers.js';
+import { startReceiver, type Receiver } from './receiver.js';
+
+let svc: TestService;
+let api: Api;
+let rx: Receiver;
+
+before(async () => {
+  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+  api = client(svc.url);
+  rx = await startReceiver();
+});
+after(async () => {
+  await rx.close();
+  await svc.close();
+});
+
+const sql = (s: TestService, query: string, params: unknown[] = []) => s.service.deps.orm.em.fork().getConnection().execute(query, params);
+const body = (name: string, extra: Record<string, unknown> = {}) => ({ customerName: name, customerPhone: '0550000000', items: [{ name: 'Tea', quantity: 2, price: 3.5 }], ...extra });
+
+async function webhook(s: { token: string; storeId: string }, path: string) {
+  const res = await api('POST', `/v1/stores/${s.storeId}/integrations/webhooks`, { token: s.token, body: { name: 'rx', url: rx.url.replace('/hook', path), events: ['orderCreated'] } });
+  assert.equal(res.status, 201, res.text);
+}
+
+/** A row or payload without what differs between any two orders. */
+function shape(o: Record<string, unknown>) {
+  const { id, created_at, updated_at, createdAt, updatedAt, payment_token_hash, customer_name, customerName, ...rest } = o;
+  return rest;
+}
+
+describe('one-statement order create', () => {
+  test("after a store's first order, a common order is one statement that writes what the general path writes", async () => {
+    const s = await ownerWithStore(api);
+    const first = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('First', { shippingAddress: { wilayaCode: '16', address: 'Rue 1' } }) });
+    assert.equal(first.status, 201, first.text);
+    let second: any;
+    const seen = await statementsOf(svc, async () => {
+      second = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('Second', { shippingAddress: { wilayaCode: '16', address: 'Rue 1' } }) });
+    });
+    assert.equal(second!.status, 201, second!.text);
+    const touching = seen.filter((q) => /\borders\b/i.test(q));
+    assert.equal(touching.length, 1, touching.join('\n---\n'));
+    assert.match(touching[0], /insert into store_events/i);
+    assert.ok(!seen.some((q) => /^\s*begin\b/i.test(q)), seen.join('\n---\n'));
+
+    const { paymentToken: t1, ...a } = first.body;
+    const { paymentToken: t2, ...b } = second!.body;
+    assert.ok(t1 && t2 && t1 !== t2);
+    assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort());
+    assert.deepEqual(shape(b), shape(a));
+    assert.equal(b.customerName, 'Second');
+
+    const rows = await sql(svc, 'select * from orders where id in (?, ?) order by created_at', [a.id, b.id]);
+    assert.equal(rows.length, 2);
+    assert.deepEqual(shape(rows[1]), shape(rows[0]));
+    assert.ok(rows[1].payment_token_hash && rows[1].payment_token_hash !== rows[0].payment_token_hash);
+
+    const events = await sql(svc, "select seq, data from store_events where store_id = ? and event = 'orderCreated' order by seq", [s.storeId]);
+    assert.deepEqual(events.map((e: any) => Number(e.seq)), [Number(events[0].seq), Number(events[0].seq) + 1]);
+    assert.deepEqual(events[1].data.order, { ...b, metadata: b.metadata });
+    assert.deepEqual(shape(events[1].data.order), shape(events[0].data.order));
+  });
+
+  test('a guess that no longer holds (the first status moved or renamed) writes nothing and the general path runs', async () => {
+    const s = await ownerWithStore(api);
+    assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('A') })).status, 201);
+    const created = await api('POST', `/v1/stores/${s.storeId}/statuses`, { token: s.token, body: { name: 'Inbox', kind: 'new' } });
+    assert.equal(created.status, 201, created.text);
+    const ids = (await api('GET', `/v1/stores/${s.storeId}/statuses`, { token: s.token })).body.data.map((x: { id: string }) => x.id) as string[];
+    const reordered = await api('PUT', `/v1/stores/${s.storeId}/statuses/reorder`, { token: s.token, body: { ids: [created.body.id, ...ids.filter((id) => id !== created.body.id)] } });
+    assert.equal(reordered.status, 200, reordered.text);
+    const moved = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('B') });
+    assert.equal(moved.status, 201, moved.text);
+    assert.equal(moved.body.statusId, created.body.id);
+    assert.equal(moved.body.status, created.body.slug);
+
+    assert.equal((await api('PUT', `/v1/stores/${s.storeId}/statuses/${created.body.id}`, { token: s.token, body: { slug: 'fresh' } })).status, 200);
+    const renamed = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('C') });
+    assert.equal(renamed.status, 201, renamed.text);
+    assert.equal(renamed.body.status, 'fresh');
+    assert.equal(renamed.body.statusId, created.body.id);
+    const again = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('D') });
+    assert.equal(again.body.status, 'fresh');
+    const [event] = await sql(svc, "select data from store_events where store_id = ? and data->'order'->>'id' = ?", [s.storeId, again.body.id]);
+    assert.equal(event.data.order.status, 'fresh');
+    const seqs = (await sql(svc, 'select seq from store_events where store_id = ? order by seq', [s.storeId])).map((e: any) => Number(e.seq));
+    assert.deepEqual(seqs, seqs.map((_: number, i: number) => seqs[0] + i), 'no sequence number taken by a write that did not happen');
+  });
+
+  test('orders to a deleted store are 404 on either path', async () => {
+    const s = await ownerWithStore(api);
+    assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('A') })).status, 201);
+    assert.equal((await api('DELETE', `/v1/stores/${s.storeId}`, { token: s.token })).status, 204);
+    const res = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('B') });
+    assert.equal(res.status, 404, res.text);
+  });
+
+  test('120 parallel creates with a webhook, racing with a loop renaming the first status: gap-free sequence, every order on its status’s current slug, each delivered once with its own id', async () => {
+    const s = await ownerWithStore(api);
+    const path = `/hook/${s.storeId}`;
+    await webhook(s, path);
+    assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('Warm') })).status, 201);
+    const list = (await api('GET', `/v1/stores/${s.storeId}/statuses`, { token: s.token })).body.data as Array<{ id: string; kind: string }>;
+    const first = list.find((x) => x.kind === 'new')!;
+    let creating = true;
+    let renames = 0;
+    const renamer = (async () => {
+      while (creating) {
+        const r = await api('PUT', `/v1/stores/${s.storeId}/statuses/${first.id}`, { token: s.token, body: { slug: `lane-${++renames}` } });
+        assert.equal(r.status, 200, r.text);
+      }
+    })();
+    const results = await Promise.all(Array.from({ length: 120 }, (_, i) => api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body(`P${i}`) })));
+    creating = false;
+    await renamer;
+    for (const r of results) assert.equal(r.status, 201, r.text);
+    assert.ok(renames >= 2, `renamed ${renames} times during the creates`);
+    const current = (await api('GET', `/v1/stores/${s.storeId}/statuses`, { token: s.token })).body.data.find((x: { id: string }) => x.id === first.id).slug;
+    const stored = await sql(svc, 'select status, status_id from orders where store_id = ?', [s.storeId]);
+    assert.equal(stored.length, 121);
+    for (const o of stored) {
+      assert.equal(o.status_id, first.id);
+      assert.equal(o.status, current, 'a rename waits for the orders that read the old slug and moves them');
+    }
+    const created = await sql(svc, "select seq, data from store_events where store_id = ? and event = 'orderCreated' order by seq", [s.storeId]);
+    assert.equal(created.length, 121);
+    const all = (await sql(svc, 'select seq from store_events where store_id = ? order by seq', [s.storeId])).map((e: any) => Number(e.seq));
+    assert.deepEqual(all, all.map((_: number, i: number) => all[0] + i));
+    const got = await rx.waitFor(121, 30_000, (r) => r.path === path);
+    await new Promise((r) => setTimeout(r, 300));
+    const mine = rx.received.filter((r) => r.path === path);
+    assert.equal(mine.length, 121, 'each order delivered once');
+    const ids = new Set(mine.map((r) => r.headers['x-svc-delivery']));
+    assert.equal(ids.size, 121, 'each delivery has its own id');
+    assert.deepEqual(new Set(got.map((r) => r.json.data.order.id)), new Set(created.map((e: any) => e.data.order.id)));
+  });
+
+  test('a create waits for a writer holding the first status, then takes its new slug', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL' }, async () => {
+    const s = await ownerWithStore(api);
+    assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('A') })).status, 201);
+    const list = (await api('GET', `/v1/stores/${s.storeId}/statuses`, { token: s.token })).body.data as Array<{ id: string; kind: string }>;
+    const first = list.find((x) => x.kind === 'new')!;
+    const writer = new pg.Client({ connectionString: svc.databaseUrl! });
+    await writer.connect();
+    try {
+      await writer.query('begin');
+      await writer.query('select id from order_statuses where id = $1 for update', [first.id]);
+      let done = false;
+      const pending = api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('B') }).finally(() => (done = true));
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(done, false, 'the create did not wait for the status row');
+      await writer.query('update order_statuses set slug = $1 where id = $2', ['held', first.id]);
+      await writer.query('update orders set status = $1 where status_id = $2', ['held', first.id]);
+      await writer.query('commit');
+      const res = await pending;
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.status, 'held');
+      const rows = await sql(svc, 'select status from orders where store_id = ?', [s.storeId]);
+      assert.deepEqual(rows.map((r: any) => r.status), ['held', 'held']);
+    } finally {
+      await writer.end();
+    }
+  });
+
+  test('an inbound order is recorded and published but not delivered', async () => {
+    const s = await ownerWithStore(api);
+    const path = `/hook/inbound-${s.storeId}`;
+    await webhook(s, path);
+    assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('Warm') })).status, 201);
+    const inbound = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('In', { metadata: { connector: { integrationSource: 'inbound' } } }) });
+    assert.equal(inbound.status, 201, inbound.text);
+    const after = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('Out') });
+    await rx.waitFor(2, 10_000, (r) => r.path === path);
+    await new Promise((r) => setTimeout(r, 300));
+    const names = rx.received.filter((r) => r.path === path).map((r) => r.json.data.order.customerName);
+    assert.deepEqual(names.sort(), ['Out', 'Warm']);
+    assert.equal(after.status, 201);
+    const [event] = await sql(svc, "select count(*)::int as n from store_events where store_id = ? and data->'order'->>'id' = ?", [s.storeId, inbound.body.id]);
+    assert.equal(event.n, 1);
+  });
+
+  test('embedded: the same path on the single PGlite connection, 40 parallel creates', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'souk-one-'));
+    const emb = await startTestService({}, { databaseUrl: null, dataDir });
+    try {
+      const eapi = client(emb.url);
+      const s = await ownerWithStore(eapi);
+      assert.equal((await eapi('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('Warm') })).status, 201);
+      let results: Array<Awaited<ReturnType<Api>>> = [];
+      const seen = await statementsOf(emb, async () => {
+        results = await Promise.all(Array.from({ length: 40 }, (_, i) => eapi('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body(`E${i}`) })));
+      });
+      for (const r of results) assert.equal(r.status, 201, r.text);
+      assert.equal(seen.filter((q) => /insert into store_events/i.test(q)).length, 40);
+      const seqs = (await sql(emb, 'select seq from store_events where store_id = ? order by seq', [s.storeId])).map((e: any) => Number(e.seq));
+      assert.equal(seqs.length, 41);
+      assert.deepEqual(seqs, seqs.map((_: number, i: number) => seqs[0] + i));
+    } finally {
+      await emb.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
