@@ -183,20 +183,23 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
   }
 }
 
-/** The SQL statements the service sends through its ORM connection while `fn` runs. */
-export async function statementsOf(svc: TestService, fn: () => Promise<unknown>): Promise<string[]> {
-  const conn = svc.service.deps.orm.em.getConnection();
-  const original = conn.execute;
+/**
+ * The SQL statements sent to the database while `fn` runs, by every pg client of this process
+ * (the ORM's, prepared statements, the queue's): the service under test runs in-process.
+ */
+export async function statementsOf(_svc: TestService, fn: () => Promise<unknown>): Promise<string[]> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
   const seen: string[] = [];
-  conn.execute = function (this: typeof conn, ...args: Parameters<typeof original>) {
-    const q = args[0];
-    seen.push(typeof q === 'string' ? q : String((q as { toString(): string }).toString()));
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const q = args[0] as string | { text?: string };
+    seen.push(typeof q === 'string' ? q : String(q?.text ?? q));
     return original.apply(this, args);
-  } as typeof original;
+  };
   try {
     await fn();
   } finally {
-    conn.execute = original;
+    proto.query = original;
   }
   return seen;
 }

@@ -1,25 +1,38 @@
-import { ReferenceKind, type EntityName } from '@mikro-orm/core';
+import { ReferenceKind, type EntityMetadata, type EntityName, type EntityProperty } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+
+interface Shape {
+  props: EntityProperty[];
+  columns: string;
+  values: string;
+}
+
+const shapes = new WeakMap<EntityMetadata, Shape>();
 
 /**
  * An entity's row as the column list and select list of `insert into t (columns) select values
  * from ...`, read from its MikroORM metadata (column names, types and value conversions), so a
- * statement that inserts conditionally writes exactly what `em.insert` would. Each value is a
- * binding cast to its column's type: a select list gives the parameters no type of their own.
+ * statement that inserts conditionally writes exactly what `em.insert` would. Every column is
+ * written (undefined as NULL, as the table's own defaults are the entity's); each value is a
+ * binding cast to its column's type, since a select list gives parameters no type of their own.
+ * `columns` and `values` are the same strings for every row of an entity.
  */
 export function insertSelect<T extends object>(em: EntityManager, entity: EntityName<T>, row: T): { columns: string; values: string; params: unknown[] } {
   const meta = em.getMetadata().get(entity);
   const platform = em.getPlatform();
-  const columns: string[] = [];
-  const values: string[] = [];
-  const params: unknown[] = [];
-  for (const prop of meta.props) {
-    if (prop.persist === false || prop.kind !== ReferenceKind.SCALAR || prop.fieldNames.length !== 1) continue;
-    const value = (row as Record<string, unknown>)[prop.name];
-    if (value === undefined) continue;
-    columns.push(platform.quoteIdentifier(prop.fieldNames[0]));
-    values.push(`cast(? as ${prop.columnTypes[0]})`);
-    params.push(prop.customType ? prop.customType.convertToDatabaseValue(value, platform, { mode: 'query' }) : value);
+  let shape = shapes.get(meta);
+  if (!shape) {
+    const props = meta.props.filter((p) => p.persist !== false && p.kind === ReferenceKind.SCALAR && p.fieldNames.length === 1);
+    shape = {
+      props,
+      columns: props.map((p) => platform.quoteIdentifier(p.fieldNames[0])).join(', '),
+      values: props.map((p) => `cast(? as ${p.columnTypes[0]})`).join(', '),
+    };
+    shapes.set(meta, shape);
   }
-  return { columns: columns.join(', '), values: values.join(', '), params };
+  const params = shape.props.map((prop) => {
+    const value = (row as Record<string, unknown>)[prop.name] ?? null;
+    return prop.customType && value !== null ? prop.customType.convertToDatabaseValue(value, platform, { mode: 'query' }) : value;
+  });
+  return { columns: shape.columns, values: shape.values, params };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTransaction, type TxCtx } from '../core/tx.js';
-import type { Ctx } from '../core/context.js';
+import { executePrepared } from '../db/prepared.js';
+import type { Ctx, Deps } from '../core/context.js';
 import { entityOf, isUpdated, type EventName, type RealtimeOnlyEvent } from './names.js';
 import { deliveryInsertSql, enqueueDeliveries, getQueue, type DeliveryJob } from './queue.js';
 import { eventBus, type CommittedEvent } from './bus.js';
@@ -94,23 +95,9 @@ export async function writeWithEvent(ctx: Ctx, write: { ctes: string; params: un
   const timestamp = now.toISOString();
   const deliver = !e.inbound;
   const notify = !ctx.deps.embedded;
-  // Each delivery's id is its job's id, drawn once per webhook (a CTE with a volatile function is evaluated once).
-  const jobs = deliver
-    ? `, h as (select gen_random_uuid() as id, w.id as webhook_id from (${SUBSCRIBED_WEBHOOKS}) w),
-         j as (${deliveryInsertSql(
-           ctx.deps,
-           `(select coalesce(json_agg(json_build_object('id', h.id, 'data', json_build_object('deliveryId', h.id, 'webhookId', h.webhook_id, 'storeId', ?::text, 'event', ?::text, 'timestamp', ?::text, 'seq', e.seq))), '[]'::json) from h, e)`,
-         )})`
-    : '';
-  const [row] = await (ctx.em as EntityManager).execute<Array<{ seq: string | number | null; hooks: string | number }>>(
-    `with ${write.ctes},
-          s as (insert into store_event_seqs as q (store_id, seq) select ?, 1 from ${write.written}
-                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq),
-          e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ?::jsonb, ? from s returning seq)
-          ${jobs}
-     select (select seq from e) as seq,
-            ${notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)'} as notified,
-            ${deliver ? '(select count(*) from h)' : '0'} as hooks`,
+  const [row] = await executePrepared<{ seq: string | number | null; hooks: string | number }>(
+    ctx.em as EntityManager,
+    writeWithEventSql(ctx.deps, write, deliver, notify),
     [
       ...write.params,
       storeId,
@@ -125,6 +112,35 @@ export async function writeWithEvent(ctx: Ctx, write: { ctes: string; params: un
   // One process: the in-process emitter is the whole fan-out.
   if (ctx.deps.embedded) eventBus.emit('event', committed);
   return committed;
+}
+
+/** The text of a `writeWithEvent` statement: the same for every call with the same CTEs and flags, so built once. */
+const writeWithEventTexts = new WeakMap<Deps, Map<string, string[]>>();
+
+function writeWithEventSql(deps: Deps, write: { ctes: string; written: string }, deliver: boolean, notify: boolean): string {
+  let byCtes = writeWithEventTexts.get(deps);
+  if (!byCtes) writeWithEventTexts.set(deps, (byCtes = new Map()));
+  let texts = byCtes.get(write.ctes);
+  if (!texts) byCtes.set(write.ctes, (texts = []));
+  const slot = (deliver ? 2 : 0) + (notify ? 1 : 0);
+  if (texts[slot]) return texts[slot];
+  // Each delivery's id is its job's id, drawn once per webhook (a CTE with a volatile function is evaluated once).
+  const jobs = deliver
+    ? `, h as (select gen_random_uuid() as id, w.id as webhook_id from (${SUBSCRIBED_WEBHOOKS}) w),
+         j as (${deliveryInsertSql(
+           deps,
+           `(select coalesce(json_agg(json_build_object('id', h.id, 'data', json_build_object('deliveryId', h.id, 'webhookId', h.webhook_id, 'storeId', ?::text, 'event', ?::text, 'timestamp', ?::text, 'seq', e.seq))), '[]'::json) from h, e)`,
+         )})`
+    : '';
+  texts[slot] = `with ${write.ctes},
+          s as (insert into store_event_seqs as q (store_id, seq) select ?, 1 from ${write.written}
+                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq),
+          e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ?::jsonb, ? from s returning seq)
+          ${jobs}
+     select (select seq from e) as seq,
+            ${notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)'} as notified,
+            ${deliver ? '(select count(*) from h)' : '0'} as hooks`;
+  return texts[slot];
 }
 
 async function insertEvents(ctx: Ctx, storeId: string, event: string, datas: Array<Record<string, unknown>>, deliver: boolean): Promise<CommittedEvent[]> {

@@ -79,12 +79,14 @@ interface NewOrderDefaults {
 
 /**
  * The store's currency and the status a new order takes (the first of kind `new` by position),
- * in one select (bindings: storeId). The status row is share-locked, so a rename or delete of it
- * waits for the order to commit and then moves it too.
+ * in one select (bindings: storeId). The status row is locked FOR KEY SHARE, the weakest lock that
+ * every status write (which takes the list FOR UPDATE) waits for: a rename or delete of it waits for
+ * the order to commit and then moves it too. The order's foreign key takes the same lock, so the
+ * transaction holds one lock mode on the row, not two (each extra mode is a MultiXact member).
  */
 const NEW_ORDER_DEFAULTS = `select s.currency, st.id as status_id, st.slug
    from stores s
-   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for share) st on true
+   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true
   where s.id = ?`;
 
 /**
@@ -108,7 +110,7 @@ async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewOrderDef
 }
 
 /**
- * A new order takes no store-wide lock: it reads what it needs (share-locking the status and the
+ * A new order takes no store-wide lock: it reads what it needs (locking the status and share-locking the
  * products it names), inserts, and records its event, whose sequence row is the only lock it
  * queues on, from that statement to commit. A store deleted meanwhile ends in a 404.
  */
@@ -132,7 +134,8 @@ async function newOrder(ctx: Ctx, storeId: string, d: NewOrderDefaults, input: O
   const shippingCost = await orderShippingCost(ctx, storeId, currency, input);
   const address = input.shippingAddress;
   const token = newPaymentToken();
-  const order = ctx.em.create(Order, {
+  // A plain instance (class defaults, no unit-of-work bookkeeping): both paths insert it themselves.
+  const order = Object.assign(new Order(), {
     storeId,
     currency,
     customerName: input.customerName.trim(),
@@ -156,7 +159,7 @@ async function newOrder(ctx: Ctx, storeId: string, d: NewOrderDefaults, input: O
     metadata: input.metadata ?? {},
     paymentTokenHash: token.hash,
     landingPageId,
-  }, { persist: false });
+  });
   return { order, token };
 }
 
@@ -179,7 +182,7 @@ async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInpu
  * The common order (items with their own name and price, no promo code, landing page or shipping
  * method, in a store no module follows orders of) as one statement: the store's defaults are the
  * ones its last order read, checked in the statement, which inserts the order and records its
- * event only if they still hold (status share-locked as in the general path). Null when it did
+ * event only if they still hold (status locked as in the general path). Null when it did
  * not apply or wrote nothing.
  */
 async function createOrderInOneStatement(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType | null> {

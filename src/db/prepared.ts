@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+
+/** Statement text (with `?` bindings) → its `$n` text and name; bounded, as texts are few. */
+const prepared = new Map<string, { text: string; name: string }>();
+const PREPARED_MAX = 1000;
+
+function prepare(sql: string): { text: string; name: string } {
+  let p = prepared.get(sql);
+  if (!p) {
+    let n = 0;
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    p = { text, name: `souk_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` };
+    if (prepared.size < PREPARED_MAX) prepared.set(sql, p);
+  }
+  return p;
+}
+
+/**
+ * A statement PostgreSQL parses and plans once per connection (a named prepared statement), for
+ * hot paths whose SQL text is fixed and whose values change: `em.execute` inlines the values, so
+ * each call is parsed and planned anew (about a third of the database's CPU for an order create).
+ * `?` bindings as in `em.execute`; errors are the ORM's exceptions, as `em.execute` throws them.
+ * Outside transactions only: it takes a connection of its own from the pool.
+ */
+export async function executePrepared<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  const { text, name } = prepare(sql);
+  const client = em.getConnection().getKnex().client as { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> };
+  const conn = await client.acquireConnection();
+  try {
+    return (await conn.query({ name, text, values: params })).rows as T[];
+  } catch (err) {
+    throw em.getDriver().convertException(err as Error);
+  } finally {
+    await client.releaseConnection(conn);
+  }
+}
