@@ -88,23 +88,23 @@ interface Loaded {
 
 /**
  * The webhooks of a batch of jobs, which deliveries were already recorded and the data of the
- * events they deliver: one round trip each, in parallel.
+ * events they deliver: one statement (one round trip) for the whole batch.
  */
 async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Loaded[]> {
   const refs = [...new Map(jobs.filter((j) => !j.data && j.seq !== undefined).map((j) => [`${j.storeId}:${j.seq}`, j])).values()];
   // knex expands an array binding into a list: `in (?)` takes it as is.
-  const [hooks, done, events] = await Promise.all([
-    em.execute<WebhookRow[]>('select id, name, url, headers, headers_enc, active, secret_enc from webhooks where id in (?)', [[...new Set(jobs.map((j) => j.webhookId))]]),
-    em.execute<Array<{ id: string }>>('select id from webhook_deliveries where id in (?)', [jobs.map((j) => j.deliveryId)]),
-    refs.length
-      ? em.execute<Array<{ store_id: string; seq: string | number; data: Record<string, unknown> }>>(
-          `select store_id, seq, data from store_events where (store_id, seq) in (${refs.map(() => '(?, ?)').join(', ')})`,
-          refs.flatMap((j) => [j.storeId, j.seq]),
-        )
-      : Promise.resolve([]),
-  ]);
+  const [row] = await em.execute<Array<{ hooks: WebhookRow[]; done: string[]; events: Array<{ store_id: string; seq: string | number; data: Record<string, unknown> }> }>>(
+    `select
+       (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'url', url, 'headers', headers, 'headers_enc', headers_enc, 'active', active, 'secret_enc', secret_enc)), '[]')
+          from webhooks where id in (?)) as hooks,
+       (select coalesce(json_agg(id), '[]') from webhook_deliveries where id in (?)) as done,
+       (select coalesce(json_agg(json_build_object('store_id', store_id, 'seq', seq, 'data', data)), '[]')
+          from store_events where ${refs.length ? `(store_id, seq) in (${refs.map(() => '(?, ?)').join(', ')})` : 'false'}) as events`,
+    [[...new Set(jobs.map((j) => j.webhookId))], jobs.map((j) => j.deliveryId), ...refs.flatMap((j) => [j.storeId, j.seq])],
+  );
+  const { hooks, done, events } = row;
   const byId = new Map(hooks.map((h) => [h.id, h]));
-  const recorded = new Set(done.map((d) => d.id));
+  const recorded = new Set(done);
   const dataOf = new Map(events.map((e) => [`${e.store_id}:${Number(e.seq)}`, e.data]));
   // Deleted or deactivated since the event, or already attempted: nothing to send.
   return jobs.map((j) => {
