@@ -205,6 +205,16 @@ describe('one-statement order create', () => {
       const seqs = (await sql(emb, 'select seq from store_events where store_id = ? order by seq', [s.storeId])).map((e: any) => Number(e.seq));
       assert.equal(seqs.length, 41);
       assert.deepEqual(seqs, seqs.map((_: number, i: number) => seqs[0] + i));
+
+      // The PGlite session outlives a socket connection that ends; the next connection writes on.
+      const knexClient = emb.service.deps.orm.em.getConnection().getKnex().client as { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> };
+      const conn = await knexClient.acquireConnection();
+      await conn.end();
+      await knexClient.releaseConnection(conn);
+      for (let i = 0; i < 3; i++) {
+        const res = await eapi('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body(`After${i}`) });
+        assert.equal(res.status, 201, res.text);
+      }
     } finally {
       await emb.close();
       rmSync(dataDir, { recursive: true, force: true });
