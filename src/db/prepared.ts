@@ -5,6 +5,8 @@ import type pg from 'pg';
 /** Statement text (with `?` bindings) → its `$n` text and name; bounded, as texts are few. */
 const prepared = new Map<string, { text: string; name: string }>();
 const PREPARED_MAX = 1000;
+const connectionIds = new WeakMap<pg.Client, number>();
+let nextConnectionId = 0;
 
 function prepare(sql: string): { text: string; name: string } {
   let p = prepared.get(sql);
@@ -23,16 +25,17 @@ function prepare(sql: string): { text: string; name: string } {
  * each call is parsed and planned anew (about a third of the database's CPU for an order create).
  * `?` bindings as in `em.execute`; errors are the ORM's exceptions, as `em.execute` throws them.
  * Outside transactions only: it takes a connection of its own from the pool.
- * `named: false` sends it unnamed (values bound, parsed each time): the embedded PGlite is one
- * session that outlives its socket connections, so a name prepared by a connection that has gone
- * would still exist when a new connection, which does not know it, prepares it again.
+ * Names carry the connection's number: the embedded PGlite is one session that outlives its socket
+ * connections, so a name a gone connection prepared still exists there, unknown to the next one.
  */
-export async function executePrepared<T>(em: EntityManager, sql: string, params: unknown[], named = true): Promise<T[]> {
+export async function executePrepared<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   const { text, name } = prepare(sql);
   const client = em.getConnection().getKnex().client as { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> };
   const conn = await client.acquireConnection();
   try {
-    return (await conn.query(named ? { name, text, values: params } : { text, values: params })).rows as T[];
+    let id = connectionIds.get(conn);
+    if (id === undefined) connectionIds.set(conn, (id = nextConnectionId++));
+    return (await conn.query({ name: `${name}_${id}`, text, values: params })).rows as T[];
   } catch (err) {
     throw em.getDriver().convertException(err as Error);
   } finally {

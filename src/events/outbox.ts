@@ -105,7 +105,6 @@ export async function writeWithEvent(ctx: Ctx, write: { ctes: string; params: un
       ...(deliver ? [storeId, event, storeId, event, timestamp] : []),
       ...(notify ? [EVENTS_CHANNEL, storeId] : []),
     ],
-    !ctx.deps.embedded,
   );
   if (row?.seq === null || row?.seq === undefined) return null;
   const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp, data };
