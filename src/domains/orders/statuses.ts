@@ -25,7 +25,7 @@ export function createDefaultStatuses(ctx: Ctx, storeId: string): OrderStatus[] 
 
 /**
  * The first status of kind `new` by position, share-locked so a concurrent rename or delete of it
- * waits for the writing transaction to commit.
+ * (which takes the list FOR UPDATE) waits for the writing transaction to commit.
  */
 export async function initialStatus(ctx: Ctx, storeId: string): Promise<OrderStatus> {
   const status = await ctx.em.findOne(OrderStatus, { storeId, kind: 'new' }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ });
