@@ -51,6 +51,9 @@ export async function subscribedWebhooks(em: EntityManager, storeId: string, eve
 /** The PostgreSQL channel that tells every replica "store S has committed event N". */
 export const EVENTS_CHANNEL = 'souk_events';
 
+/** A NOTIFY per row of the `e` CTE (bindings: EVENTS_CHANNEL, storeId), or only their count in embedded mode. */
+const notifiedColumn = (notify: boolean) => (notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)');
+
 /**
  * Records a domain event in the transaction of the write that caused it: the event row
  * (next per-store sequence number), one delivery job per subscribed active webhook, and,
@@ -138,7 +141,7 @@ function writeWithEventSql(deps: Deps, write: { ctes: string; written: string },
           e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ?::jsonb, ? from s returning seq)
           ${jobs}
      select (select seq from e) as seq,
-            ${notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)'} as notified,
+            ${notifiedColumn(notify)} as notified,
             ${deliver ? '(select count(*) from h)' : '0'} as hooks`;
   return texts[slot];
 }
@@ -164,7 +167,7 @@ async function insertEvents(ctx: Ctx, storeId: string, event: string, datas: Arr
                 select ?, s.seq - ? + v.ord, ?, v.data, ? from s, jsonb_array_elements(?::jsonb) with ordinality as v(data, ord)
                 returning seq)
      select (select seq from s) as last,
-            ${notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)'} as notified,
+            ${notifiedColumn(notify)} as notified,
             ${deliver ? `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')` : "'{}'::text[]"} as hooks`,
     [storeId, n, storeId, n, event, now, JSON.stringify(datas), ...(notify ? [EVENTS_CHANNEL, storeId] : []), ...(deliver ? [storeId, event] : [])],
   );

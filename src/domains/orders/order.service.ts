@@ -178,6 +178,8 @@ async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInpu
   });
 }
 
+let oneStatementCtes: string | undefined;
+
 /**
  * The common order (items with their own name and price, no promo code, landing page or shipping
  * method, in a store no module follows orders of) as one statement: the store's defaults are the
@@ -192,15 +194,17 @@ async function createOrderInOneStatement(ctx: Ctx, storeId: string, input: Order
   if (ctx.deps.modules.some((m) => m.onOrderWritten && (m.followsOrders?.(ctx.deps, storeId) ?? true))) return null;
   const { order, token } = await newOrder(ctx, storeId, d, input);
   const insert = insertSelect(ctx.em as EntityManager, Order, order);
+  // The same text every time (the statement's cache key): built once.
+  oneStatementCtes ??= `d as (${NEW_ORDER_DEFAULTS}),
+               ok as (select 1 from d where currency = ? and status_id = ? and slug = ?),
+               o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id)`;
   const view = orderView(order);
   let committed;
   try {
     committed = await writeWithEvent(
       ctx,
       {
-        ctes: `d as (${NEW_ORDER_DEFAULTS}),
-               ok as (select 1 from d where currency = ? and status_id = ? and slug = ?),
-               o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id)`,
+        ctes: oneStatementCtes,
         params: [storeId, d.currency, d.statusId, d.status, ...insert.params],
         written: 'o',
       },
