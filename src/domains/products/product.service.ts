@@ -3,7 +3,9 @@ import { Product } from './product.entity.js';
 import type { ProductCreateInput, ProductType, ProductUpdateInput } from './product.types.js';
 import { conflict, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { inTransaction, lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { executePrepared } from '../../db/prepared.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { isInbound, recordEvent } from '../../events/outbox.js';
 import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
@@ -83,22 +85,65 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
   );
 }
 
-export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: number | null; cursor?: string | null; status?: string | null }) {
-  const limit = pageLimit(args.limit);
-  const rows = await ctx.em.find(
-    Product,
-    { storeId, ...(args.cursor ? { id: { $lt: args.cursor } } : {}), ...(args.status ? { status: args.status } : {}) },
-    { orderBy: { id: 'desc' }, limit: limit + 1 },
-  );
-  const p = page(rows, limit);
-  const currency = await storeCurrency(ctx, storeId);
-  return { data: p.data.map((row) => productView(row, currency)), nextCursor: p.nextCursor };
+/** A product row with its store's currency, as the reads select it. */
+interface ProductRow {
+  id: string;
+  store_id: string;
+  name: string;
+  slug: string;
+  price: string | number;
+  sku: string | null;
+  stock: number;
+  allow_backorder: boolean;
+  status: string;
+  metadata: Record<string, unknown>;
+  created_at: Date | string;
+  updated_at: Date | string;
+  currency: string;
 }
 
-async function findProduct(ctx: Ctx, storeId: string, id: string): Promise<Product> {
-  const product = await ctx.em.findOne(Product, { id, storeId });
-  if (!product) throw notFound('product');
-  return product;
+const PRODUCT_COLUMNS = 'p.id, p.store_id, p.name, p.slug, p.price, p.sku, p.stock, p.allow_backorder, p.status, p.metadata, p.created_at, p.updated_at, s.currency';
+
+function rowView(r: ProductRow): ProductType {
+  return {
+    id: r.id,
+    storeId: r.store_id,
+    name: r.name,
+    slug: r.slug,
+    price: toMajor(Number(r.price), r.currency),
+    sku: r.sku,
+    stock: r.stock,
+    allowBackorder: r.allow_backorder,
+    status: r.status,
+    metadata: r.metadata,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  };
+}
+
+/**
+ * Reads are one statement with the store's currency joined, planned once per connection outside a
+ * transaction (no entity is loaded: nothing here is written back).
+ */
+function readRows(ctx: Ctx, sql: string, params: unknown[]): Promise<ProductRow[]> {
+  return inTransaction(ctx) ? ctx.em.execute<ProductRow[]>(sql, params) : executePrepared<ProductRow>(ctx.em as EntityManager, sql, params);
+}
+
+const LIST_SQL = {
+  first: `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.store_id = ? order by p.id desc limit ?`,
+  after: `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.store_id = ? and p.id < ? order by p.id desc limit ?`,
+  status: `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.store_id = ? and p.status = ? order by p.id desc limit ?`,
+  statusAfter: `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.store_id = ? and p.status = ? and p.id < ? order by p.id desc limit ?`,
+};
+
+export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: number | null; cursor?: string | null; status?: string | null }) {
+  const limit = pageLimit(args.limit);
+  const sql = args.status ? (args.cursor ? LIST_SQL.statusAfter : LIST_SQL.status) : args.cursor ? LIST_SQL.after : LIST_SQL.first;
+  const params = [storeId, ...(args.status ? [args.status] : []), ...(args.cursor ? [args.cursor] : []), limit + 1];
+  const p = page(await readRows(ctx, sql, params), limit);
+  // An empty page still needs the store to exist (a 404 as before, when the store was deleted).
+  if (!p.data.length) await storeCurrency(ctx, storeId);
+  return { data: p.data.map(rowView), nextCursor: p.nextCursor };
 }
 
 /**
@@ -112,8 +157,12 @@ async function lockProduct(tx: TxCtx, storeId: string, id: string): Promise<Prod
   return product;
 }
 
+const GET_SQL = `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.id = ? and p.store_id = ?`;
+
 export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
-  return productView(await findProduct(ctx, storeId, id), await storeCurrency(ctx, storeId));
+  const [row] = await readRows(ctx, GET_SQL, [id, storeId]);
+  if (!row) throw notFound('product');
+  return rowView(row);
 }
 
 export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
