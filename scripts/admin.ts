@@ -5,7 +5,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { initOrm, openDatabase } from '../src/db/orm.js';
 import { ENTITIES } from '../src/domains/entities.js';
-import { User } from '../src/domains/users/user.entity.js';
+import { User } from '../src/domains/auth/user.entity.js';
 import { normalizeEmail } from '../src/domains/auth/auth.service.js';
 
 const USAGE = 'usage: npm run admin -- promote|demote EMAIL';

@@ -1,4 +1,4 @@
-import { User } from './users/user.entity.js';
+import { User } from './auth/user.entity.js';
 import { AuthToken } from './auth/token.entity.js';
 import { Membership, Store } from './stores/store.entity.js';
 import { UserCode } from './auth/code.entity.js';
