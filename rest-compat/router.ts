@@ -16,11 +16,11 @@ import { createHash } from 'node:crypto';
 import type { RestReply, RestRoute } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { createContext, type Deps } from '../src/core/context.js';
-import { mapGraphQLError, relativeTo } from '../src/server/graphql-errors.js';
+import { mapGraphQLError, relativeTo } from '../src/edge/graphql-errors.js';
 import { AppError, problem, type FieldError } from '../src/core/errors.js';
-import { sendProblem } from '../src/server/http-problem.js';
-import { noteContext } from '../src/server/request-log.js';
-import { OperationCache } from '../src/server/executor.js';
+import { sendProblem } from '../src/edge/http-problem.js';
+import { noteContext } from '../src/edge/request-log.js';
+import { OperationCache } from '../src/edge/executor.js';
 
 export interface CompiledRoute {
   route: RestRoute;
