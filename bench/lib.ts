@@ -79,7 +79,12 @@ export async function startChild(databaseUrl: string | null, env: Record<string,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += d).slice(-4000));
+  proc.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  let stopping = false;
+  // A service that dies under load says why, instead of leaving only refused connections.
+  proc.once('exit', (code, signal) => {
+    if (!stopping) console.error(`service exited (${code ?? signal}) during the run: ${stderr}`);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (d: Buffer) => {
@@ -108,6 +113,7 @@ export async function startChild(databaseUrl: string | null, env: Record<string,
     startMs,
     rssMiB: () => rssOf(proc.pid!),
     async stop() {
+      stopping = true;
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));
         proc.kill('SIGTERM');

@@ -3,13 +3,13 @@ import { Product } from './product.entity.js';
 import type { ProductCreateInput, ProductType, ProductUpdateInput } from './product.types.js';
 import { conflict, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { inTransaction, lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { inTransaction, isRetryable, lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { executePrepared } from '../../db/prepared.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isInbound, recordEvent } from '../../events/outbox.js';
+import { isInbound, recordEvent, writeWithEvent } from '../../events/outbox.js';
 import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
-import { toMajor, toMinor } from '../../core/money.js';
+import { exponent, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
 import { stockFollowsProductWrite } from '../inventory/stock.service.js';
 
@@ -65,6 +65,7 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
         slug = await freeSlug(tx, storeId, slugify(input.name));
       }
       const currency = await storeCurrency(tx, storeId);
+      rememberCurrency(storeId, currency);
       const product = tx.em.create(Product, {
         storeId,
         name: input.name.trim(),
@@ -104,7 +105,21 @@ interface ProductRow {
 
 const PRODUCT_COLUMNS = 'p.id, p.store_id, p.name, p.slug, p.price, p.sku, p.stock, p.allow_backorder, p.status, p.metadata, p.created_at, p.updated_at, s.currency';
 
+/**
+ * Store currencies this process has read, for the one-statement update (which checks its guess in
+ * the statement, so a changed currency only sends it down the general path). Bounded.
+ */
+const knownCurrencies = new Map<string, string>();
+const KNOWN_CURRENCIES_MAX = 10_000;
+
+function rememberCurrency(storeId: string, currency: string): void {
+  if (knownCurrencies.get(storeId) === currency) return;
+  if (knownCurrencies.size >= KNOWN_CURRENCIES_MAX) knownCurrencies.clear();
+  knownCurrencies.set(storeId, currency);
+}
+
 function rowView(r: ProductRow): ProductType {
+  rememberCurrency(r.store_id, r.currency);
   return {
     id: r.id,
     storeId: r.store_id,
@@ -165,11 +180,96 @@ export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise
   return rowView(row);
 }
 
+/** A product as its payload shows it, built by SQL from the row `p` (price in major units of a currency with `e` decimals). */
+const productJson = (p: string, e: number) => {
+  const iso = (column: string) => `to_char(${p}.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return `jsonb_build_object('id', ${p}.id, 'storeId', ${p}.store_id, 'name', ${p}.name, 'slug', ${p}.slug,
+    'price', ${e === 0 ? `${p}.price` : `trim_scale(${p}.price::numeric / ${10 ** e})`}, 'sku', ${p}.sku, 'stock', ${p}.stock,
+    'allowBackorder', ${p}.allow_backorder, 'status', ${p}.status, 'metadata', ${p}.metadata,
+    'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
+};
+
+/** Statement texts of the one-statement update, by currency exponent (the price's divisor is in the text). */
+const updateStatements = new Map<number, { ctes: string; data: string }>();
+
+function updateStatement(e: number): { ctes: string; data: string } {
+  let st = updateStatements.get(e);
+  if (!st) {
+    // The store row, then the product row, locked in that order as lockProduct does; the row is
+    // written only when a value changes, and the payload holds it before and after.
+    st = {
+      ctes: `c as (select id from stores where id = ? and currency = ? for no key update),
+          o as (select p.* from products p where p.id = ? and p.store_id = (select id from c) for update),
+          n as (select o.id, coalesce(?, o.name) as name, coalesce(?::bigint, o.price) as price,
+                       case when ?::boolean then ?::text else o.sku end as sku, coalesce(?::boolean, o.allow_backorder) as allow_backorder,
+                       coalesce(?, o.status) as status, coalesce(?::jsonb, o.metadata) as metadata from o),
+          w as (update products p set name = n.name, price = n.price, sku = n.sku, allow_backorder = n.allow_backorder,
+                       status = n.status, metadata = n.metadata, updated_at = ?
+                  from n, o where p.id = n.id and o.id = n.id
+                   and (n.name, n.price, n.sku, n.allow_backorder, n.status, n.metadata) is distinct from (o.name, o.price, o.sku, o.allow_backorder, o.status, o.metadata)
+                returning p.*)`,
+      data: `(select jsonb_build_object('store_id', w.store_id, 'product', ${productJson('w', e)}, 'previous_data', ${productJson('o', e)}) from w, o)`,
+    };
+    updateStatements.set(e, st);
+  }
+  return st;
+}
+
+/**
+ * An update of a product's name, price, SKU, backorder flag, status or metadata as one statement
+ * (no slug to check, no stock to follow): it locks the store and product rows, writes the changed
+ * row and records productUpdated with the row before and after, in one round trip where the
+ * transaction takes eight. The store's currency is the one this process last read, checked in
+ * the statement. Null when it does not apply or wrote nothing (an unchanged product, a product or
+ * store not found, a currency that changed): the general path then answers.
+ */
+async function updateInOneStatement(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType | null> {
+  const currency = knownCurrencies.get(storeId);
+  if (!currency || inTransaction(ctx) || input.slug != null || input.stock != null) return null;
+  let price: number | null = null;
+  if (input.price != null) {
+    try {
+      price = toMinor(input.price, currency, 'price');
+    } catch {
+      // Refused in the currency guessed: the general path says so in the store's own.
+      return null;
+    }
+  }
+  const st = updateStatement(exponent(currency));
+  let committed;
+  try {
+    committed = await writeWithEvent(
+      ctx,
+      {
+        ctes: st.ctes,
+        params: [
+          storeId, currency, id,
+          input.name != null ? input.name.trim() : null, price,
+          input.sku !== undefined, input.sku ?? null, input.allowBackorder ?? null,
+          input.status ?? null, input.metadata != null ? JSON.stringify(input.metadata) : null,
+          new Date(),
+        ],
+        written: 'w',
+        data: st.data,
+      },
+      { storeId, event: 'productUpdated', inbound: isInbound(input) },
+    );
+  } catch (err) {
+    // A deadlock or serialization loss: the general path retries it in a transaction.
+    if (isRetryable(err)) return null;
+    throw err;
+  }
+  return committed ? (committed.data as { product: ProductType }).product : null;
+}
+
 export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
+  const done = await updateInOneStatement(ctx, storeId, id, input);
+  if (done) return done;
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const product = await lockProduct(tx, storeId, id);
       const currency = await storeCurrency(tx, storeId);
+      rememberCurrency(storeId, currency);
       const before = productView(product, currency);
       if (input.name != null) product.name = input.name.trim();
       if (input.slug != null && input.slug !== product.slug) {
