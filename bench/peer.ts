@@ -9,24 +9,12 @@
 // the same run, interleaved, and prints Souk ÷ Vendure for both.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { closedLoop, fmt, freshDatabase, json, machine, PG_ADMIN_URL, send, startChild, agent } from './lib.js';
+import { closedLoop, cpuMs, fmt, freshDatabase, json, machine, PG_ADMIN_URL, send, startChild, agent } from './lib.js';
 
 const CONCURRENCY = 10;
 const MS = Number(process.env.BENCH_SECONDS ?? 4) * 1000;
 const WARMUP_MS = 1_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const TICK_MS = 1000 / 100;
-
-/** User and system CPU of a process, in ms (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
 
 /** CPU of the PostgreSQL backends connected to one database. */
 async function backendsOf(database: string): Promise<number[]> {
