@@ -22,6 +22,7 @@ import { dashboardModule } from './server/dashboard.js';
 import { optionsModule } from './domains/options/options.cache.js';
 import { authCacheModule, ProcessAuthCache } from './domains/auth/auth-cache.js';
 import { callerResolver } from './domains/callers.js';
+import { EVENT_SUBJECTS } from './domains/event-subjects.js';
 import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
 
@@ -79,6 +80,7 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
       log: opts.log ?? createLogger(config.logLevel),
       authCache,
       resolveCaller: callerResolver(config.sessionTtlMs, authCache),
+      eventSubjects: EVENT_SUBJECTS,
     };
     for (const m of modules) {
       const stop = await m.start?.(deps);
