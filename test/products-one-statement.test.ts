@@ -16,8 +16,8 @@ before(async () => {
   rx = await startReceiver();
 });
 after(async () => {
-  await rx.close();
-  await svc.close();
+  await rx?.close();
+  await svc?.close();
 });
 
 const sql = (query: string, params: unknown[] = []) => svc.service.deps.orm.em.fork().getConnection().execute(query, params);

@@ -98,12 +98,17 @@ interface ProductRow {
   allow_backorder: boolean;
   status: string;
   metadata: Record<string, unknown>;
-  created_at: Date | string;
-  updated_at: Date | string;
+  /** ISO 8601 text, as toISOString() writes it (formatted by the statement). */
+  created_at: string;
+  updated_at: string;
   currency: string;
 }
 
-const PRODUCT_COLUMNS = 'p.id, p.store_id, p.name, p.slug, p.price, p.sku, p.stock, p.allow_backorder, p.status, p.metadata, p.created_at, p.updated_at, s.currency';
+/** A timestamp as `Date.prototype.toISOString()` writes it (milliseconds, UTC), formatted by PostgreSQL. */
+const isoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const PRODUCT_COLUMNS = `p.id, p.store_id, p.name, p.slug, p.price, p.sku, p.stock, p.allow_backorder, p.status, p.metadata,
+  ${isoText('p.created_at')} as created_at, ${isoText('p.updated_at')} as updated_at, s.currency`;
 
 /**
  * Store currencies this process has read, for the one-statement update (which checks its guess in
@@ -119,7 +124,6 @@ function rememberCurrency(storeId: string, currency: string): void {
 }
 
 function rowView(r: ProductRow): ProductType {
-  rememberCurrency(r.store_id, r.currency);
   return {
     id: r.id,
     storeId: r.store_id,
@@ -131,8 +135,8 @@ function rowView(r: ProductRow): ProductType {
     allowBackorder: r.allow_backorder,
     status: r.status,
     metadata: r.metadata,
-    createdAt: new Date(r.created_at).toISOString(),
-    updatedAt: new Date(r.updated_at).toISOString(),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
@@ -156,6 +160,7 @@ export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: nu
   const sql = args.status ? (args.cursor ? LIST_SQL.statusAfter : LIST_SQL.status) : args.cursor ? LIST_SQL.after : LIST_SQL.first;
   const params = [storeId, ...(args.status ? [args.status] : []), ...(args.cursor ? [args.cursor] : []), limit + 1];
   const p = page(await readRows(ctx, sql, params), limit);
+  if (p.data.length) rememberCurrency(storeId, p.data[0].currency);
   // An empty page still needs the store to exist (a 404 as before, when the store was deleted).
   if (!p.data.length) await storeCurrency(ctx, storeId);
   return { data: p.data.map(rowView), nextCursor: p.nextCursor };
@@ -177,12 +182,13 @@ const GET_SQL = `select ${PRODUCT_COLUMNS} from products p join stores s on s.id
 export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
   const [row] = await readRows(ctx, GET_SQL, [id, storeId]);
   if (!row) throw notFound('product');
+  rememberCurrency(storeId, row.currency);
   return rowView(row);
 }
 
 /** A product as its payload shows it, built by SQL from the row `p` (price in major units of a currency with `e` decimals). */
 const productJson = (p: string, e: number) => {
-  const iso = (column: string) => `to_char(${p}.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const iso = (column: string) => isoText(`${p}.${column}`);
   return `jsonb_build_object('id', ${p}.id, 'storeId', ${p}.store_id, 'name', ${p}.name, 'slug', ${p}.slug,
     'price', ${e === 0 ? `${p}.price` : `trim_scale(${p}.price::numeric / ${10 ** e})`}, 'sku', ${p}.sku, 'stock', ${p}.stock,
     'allowBackorder', ${p}.allow_backorder, 'status', ${p}.status, 'metadata', ${p}.metadata,
