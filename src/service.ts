@@ -12,6 +12,7 @@ import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { statusesModule } from './domains/orders/statuses.js';
+import { inventoryModule } from './domains/inventory/inventory.module.js';
 import { purchaseOrderSendModule } from './domains/purchase-orders/purchase-order.send.js';
 import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
@@ -37,6 +38,7 @@ export const MODULES: readonly Module[] = [
   retentionModule,
   eventStreamModule,
   statusesModule,
+  inventoryModule,
   paymentsModule,
   purchaseOrderSendModule,
   carrierModule,

@@ -132,7 +132,7 @@ export async function applyRemoteOrder(tx: TxCtx, connector: ConnectorRow, o: Re
         x.metadata = withMarker(x.metadata, block);
         if (target && target.id !== x.statusId) setStatus(x, target);
       },
-      { inbound: true, statusKind: target && target.id !== current.statusId ? target.kind : undefined },
+      { inbound: true },
     );
     await saveLink(tx, connector.id, 'order', o.remoteId, order.id, o.updatedAt);
     return 'updated';

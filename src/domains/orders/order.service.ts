@@ -9,11 +9,11 @@ import type { Ctx } from '../../core/context.js';
 import { inTransaction, isRetryable, lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { isInbound, recordEvent, recordEvents, writeWithEvent } from '../../events/outbox.js';
 import { insertSelect } from '../../db/insert.js';
-import { orderWritten } from './order.hooks.js';
+import { beforeOrderBatch, beforeOrderChange, beforeStatusKindMove, orderWritten } from './order.hooks.js';
+import { CONFIRMED_KINDS, holdsStock, moveAllowed } from './statuses.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
 import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
-import { holdsStock, lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
 import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
@@ -278,26 +278,45 @@ export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<O
   return orderView(await findOrder(ctx, storeId, id));
 }
 
+/** The kinds of these statuses (a status deleted meanwhile is absent). */
+async function statusKinds(tx: TxCtx, ids: string[]): Promise<Map<string, string>> {
+  const rows = await (tx.em as EntityManager).execute<Array<{ id: string; kind: string }>>('select id, kind from order_statuses where id in (?)', [[...new Set(ids)]]);
+  return new Map(rows.map((r) => [r.id, r.kind]));
+}
+
+const sameView = (a: OrderType, b: OrderType) => JSON.stringify({ ...a, updatedAt: null }) === JSON.stringify({ ...b, updatedAt: null });
+
 /**
- * Applies a change to an order and emits orderUpdated with the previous state,
- * in the caller's transaction; unchanged orders emit nothing. `inbound`: the write itself
- * carries the inbound marker; `statusKind`: the kind of the status it sets, when known.
+ * Applies a change to an order and emits orderUpdated with the previous state, in the caller's
+ * transaction; unchanged orders emit nothing. A change of the order's status or items first goes
+ * through the `beforeOrderChange` hooks (stock), which may refuse it: the order then stays as it
+ * was, so a batch can go on. `inbound`: the write itself carries the inbound marker.
  */
 export async function changeOrder(
   tx: TxCtx,
   order: Order,
   apply: (o: Order) => void | Promise<void>,
-  opts: { inbound?: boolean; statusKind?: string } = {},
+  opts: { inbound?: boolean } = {},
 ): Promise<{ view: OrderType; changed: boolean }> {
   const before = orderView(order);
   const saved = { ...order };
   await apply(order);
-  const after = orderView(order);
-  if (JSON.stringify({ ...after, updatedAt: null }) === JSON.stringify({ ...before, updatedAt: null })) return { view: before, changed: false };
+  if (sameView(orderView(order), before)) return { view: before, changed: false };
+  let statusKind: string | undefined;
   try {
-    await stockFollowsOrder(tx, order, saved);
+    if (saved.statusId !== order.statusId || saved.items !== order.items) {
+      const kinds = await statusKinds(tx, [saved.statusId, order.statusId]);
+      if (saved.statusId !== order.statusId) statusKind = kinds.get(order.statusId);
+      await beforeOrderChange(tx, {
+        storeId: order.storeId,
+        orderId: order.id,
+        fromKind: kinds.get(saved.statusId),
+        toKind: kinds.get(order.statusId),
+        itemsBefore: saved.items,
+        itemsAfter: order.items,
+      });
+    }
   } catch (err) {
-    // Refused (409, not enough stock): the order stays as it was, so a batch can go on.
     Object.assign(order, saved);
     throw err;
   }
@@ -306,7 +325,7 @@ export async function changeOrder(
   const view = orderView(order);
   const inbound = opts.inbound ?? false;
   await recordEvent(tx, { storeId: order.storeId, event: 'orderUpdated', record: view, previous: before, inbound });
-  await orderWritten(tx, { storeId: order.storeId, order: view, previous: before, statusKind: opts.statusKind, inbound });
+  await orderWritten(tx, { storeId: order.storeId, order: view, previous: before, statusKind, inbound });
   return { view, changed: true };
 }
 
@@ -316,16 +335,6 @@ export function setStatus(order: Order, status: OrderStatus): void {
   order.status = status.slug;
   if (status.kind !== 'rejected') order.rejectReason = null;
   if (!order.confirmedAt && CONFIRMED_KINDS.has(status.kind)) order.confirmedAt = new Date();
-}
-
-/** Kinds whose first reach sets `confirmedAt`. */
-export const CONFIRMED_KINDS = new Set(['confirmed', 'fulfilled']);
-
-/** Kinds an order cannot be confirmed from, whichever route tries. */
-const FINAL_KINDS = new Set(['rejected', 'cancelled']);
-
-export function moveAllowed(fromKind: string | undefined, to: { kind: string }): boolean {
-  return !(to.kind === 'confirmed' && fromKind !== undefined && FINAL_KINDS.has(fromKind));
 }
 
 function assertMoveAllowed(fromKind: string | undefined, to: { kind: string }): void {
@@ -355,7 +364,6 @@ async function moveOrder(ctx: Ctx, storeId: string, id: string, target: (tx: TxC
         setStatus(o, status);
         apply?.(o);
       },
-      { statusKind: status.kind },
     );
     return view;
   });
@@ -401,12 +409,12 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
     const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
     const byId = new Map(orders.map((o) => [o.id, o]));
-    // Every product the batch may move, locked up front in id order (no deadlock between batches).
-    await lockProductsOfOrders(tx, storeId, orders);
+    // The locks the moves will need (the products they may move), taken up front in id order.
+    await beforeOrderBatch(tx, { storeId, orders });
     const result: ApplyManyResult = { data: [], failed: [] };
-    // Moves that take or give back no stock are decided here and written together: one UPDATE
-    // (the unit of work batches them) and one statement for all their events. Moves that move
-    // stock go one by one, so a product short of stock fails only its own order.
+    // Moves that change what an order holds are written one by one (a hook may refuse one, which
+    // fails only that order). The others are decided here and written together: one UPDATE (the
+    // unit of work batches them) and one statement for all their events.
     const plain: Array<{ record: OrderType; previous: OrderType }> = [];
     const now = new Date();
     for (const id of ids) {
@@ -415,9 +423,9 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
         result.failed.push({ id, code: 'NOT_FOUND' });
       } else if (!moveAllowed(kinds.get(order.statusId), status)) {
         result.failed.push({ id, code: 'CONFLICT' });
-      } else if (movesStock(order, kinds.get(order.statusId), status.kind)) {
+      } else if (changesHolding(order, kinds.get(order.statusId), status.kind)) {
         try {
-          await changeOrder(tx, order, (o) => setStatus(o, status), { statusKind: status.kind });
+          await changeOrder(tx, order, (o) => setStatus(o, status));
           result.data.push({ id, status: order.status });
         } catch (err) {
           if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
@@ -425,9 +433,21 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
         }
       } else {
         const previous = orderView(order);
+        const saved = { ...order };
         setStatus(order, status);
         const record = orderView(order);
-        if (JSON.stringify({ ...record, updatedAt: null }) !== JSON.stringify({ ...previous, updatedAt: null })) {
+        if (!sameView(record, previous)) {
+          try {
+            if (saved.statusId !== order.statusId) {
+              const change = { storeId, orderId: id, fromKind: kinds.get(saved.statusId), toKind: status.kind, itemsBefore: order.items, itemsAfter: order.items };
+              await beforeOrderChange(tx, change);
+            }
+          } catch (err) {
+            Object.assign(order, saved);
+            if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+            result.failed.push({ id, code: 'CONFLICT' });
+            continue;
+          }
           order.updatedAt = now;
           plain.push({ record: orderView(order), previous });
         }
@@ -441,18 +461,30 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
   });
 }
 
-/** Whether moving the order to a status of `toKind` takes or gives back stock. */
-function movesStock(order: Order, fromKind: string | undefined, toKind: string): boolean {
+/** Whether moving the order to a status of `toKind` changes what it holds (its items with a product). */
+function changesHolding(order: Order, fromKind: string | undefined, toKind: string): boolean {
   return holdsStock(fromKind) !== holdsStock(toKind) && order.items.some((i) => i.productId);
+}
+
+/** The orders of a status, locked in id order, as the status-kind hooks read them. */
+async function lockOrdersOfStatus(tx: TxCtx, storeId: string, statusId: string): Promise<Array<{ id: string; items: OrderItem[] }>> {
+  return (tx.em as EntityManager).execute('select id, items from orders where store_id = ? and status_id = ? order by id for update', [storeId, statusId]);
+}
+
+/** Every order of a status changes kind at once: the `beforeStatusKindMove` hooks run first (all or nothing). */
+export async function statusKindMoves(tx: TxCtx, storeId: string, statusId: string, fromKind: string | undefined, toKind: string): Promise<void> {
+  if (fromKind === toKind) return;
+  await beforeStatusKindMove(tx, { storeId, statusId, fromKind, toKind, orders: () => lockOrdersOfStatus(tx, storeId, statusId) });
 }
 
 /**
  * Moves every order of a status to another (or to the same status under a new slug) with one
  * UPDATE, and records one orderUpdated per moved order with its previous state.
  */
-export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: string, to: OrderStatus): Promise<number> {
+export async function moveStatusOrders(tx: TxCtx, storeId: string, from: { id: string; kind: string }, to: OrderStatus): Promise<number> {
   const em = tx.em as EntityManager;
-  await stockFollowsStatusMove(tx, storeId, fromId, to.kind);
+  const fromId = from.id;
+  await statusKindMoves(tx, storeId, fromId, from.kind, to.kind);
   const rows: Array<Record<string, any>> = await em.execute(
     `with old as (select id, status_id, status, reject_reason, confirmed_at, updated_at from orders where store_id = ? and status_id = ? for update)
      update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end,
@@ -507,7 +539,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
         if (input.metadata != null) o.metadata = input.metadata;
       },
-      { inbound: isInbound(input), statusKind: status?.kind },
+      { inbound: isInbound(input) },
     );
     return view;
   });
