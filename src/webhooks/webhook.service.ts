@@ -26,9 +26,8 @@ import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets.js';
 import { isForbiddenHeader, sendAttempt, TEST_TIMEOUT_MS } from './sender.js';
 import { payloadBytes, recordAttempt, HISTORY_KEPT, type RecordedAttempt } from './dispatcher.js';
 import { sampleData } from './samples.js';
-import { Order } from '../domains/orders/order.entity.js';
 import { Product } from '../domains/products/product.entity.js';
-import { orderView } from '../domains/orders/order.service.js';
+import { getOrder } from '../domains/orders/order.service.js';
 import { productView } from '../domains/products/product.service.js';
 import { storeCurrency } from '../domains/stores/currency.js';
 
@@ -294,9 +293,7 @@ export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: Webhook
     data = { ...input.data, store_id: storeId };
   } else if (input.orderId != null) {
     if (kind !== 'order') throw invalid('orderId', `does not fit the product event ${event}`);
-    const order = await ctx.em.findOne(Order, { id: input.orderId, storeId });
-    if (!order) throw notFound('order');
-    data = payloadData(storeId, event, { ...orderView(order) }, null);
+    data = payloadData(storeId, event, { ...(await getOrder(ctx, storeId, input.orderId)) }, null);
   } else {
     if (kind !== 'product') throw invalid('productId', `does not fit the order event ${event}`);
     const product = await ctx.em.findOne(Product, { id: input.productId!, storeId });

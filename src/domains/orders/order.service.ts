@@ -13,10 +13,11 @@ import { beforeOrderBatch, beforeOrderChange, beforeStatusKindMove, orderWritten
 import { CONFIRMED_KINDS, holdsStock, moveAllowed } from './statuses.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
-import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
+import { toMajor, toMinor } from '../../core/money.js';
+import { totalOf } from './order.money.js';
 import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
-import { newPaymentToken } from '../payments/payment-token.js';
+import { newPaymentToken } from './payment-token.js';
 import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
 
 /** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
@@ -67,9 +68,6 @@ async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: 
   });
 }
 
-/** Items + shipping − discount, exact in minor units. */
-export const itemsTotal = (items: OrderItem[]) => sumMinor(items.map((i) => lineMinor(i.price, i.quantity)));
-const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => Math.max(0, itemsTotal(order.items) + order.shippingCost - order.discount);
 
 interface NewOrderDefaults {
   currency: string;
@@ -167,15 +165,20 @@ async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInpu
   return transaction(ctx, async (tx) => {
     const { order, token } = await newOrder(tx, storeId, await newOrderDefaults(tx, storeId), input);
     if (input.promoCode) await applyPromo(tx, order, input.promoCode);
-    // One INSERT, without the unit of work's change-set pass (nothing else changed here).
-    await tx.em.insert(order);
-    const view = orderView(order);
-    const inbound = isInbound(input);
-    await recordEvent(tx, { storeId, event: 'orderCreated', record: view, inbound });
-    await orderWritten(tx, { storeId, order: view, previous: null, statusKind: 'new', inbound });
+    const view = await insertOrder(tx, order, { inbound: isInbound(input), statusKind: 'new' });
     // The token is shown once, to the creator; payloads and later reads never carry it.
     return { ...view, paymentToken: token.token };
   });
+}
+
+/** Inserts a new order and records its orderCreated, in the caller's transaction. */
+export async function insertOrder(tx: TxCtx, order: Order, opts: { inbound: boolean; statusKind: string }): Promise<OrderType> {
+  // One INSERT, without the unit of work's change-set pass (nothing else changed here).
+  await tx.em.insert(order);
+  const view = orderView(order);
+  await recordEvent(tx, { storeId: order.storeId, event: 'orderCreated', record: view, inbound: opts.inbound });
+  await orderWritten(tx, { storeId: order.storeId, order: view, previous: null, statusKind: opts.statusKind, inbound: opts.inbound });
+  return view;
 }
 
 let oneStatementCtes: string | undefined;

@@ -1,7 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { OrderStatus } from './order.entity.js';
 import type { Ctx } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
 import { graphqlEnum } from '../../core/enums.js';
 
 export const STATUS_KINDS = ['new', 'confirmed', 'rejected', 'fulfilled', 'cancelled', 'returned', 'other'] as const;
@@ -46,12 +45,3 @@ export async function initialStatus(ctx: Ctx, storeId: string): Promise<OrderSta
   if (!status) throw new Error(`store ${storeId} has no status of kind new`);
   return status;
 }
-
-/** Every new store gets the default status list. */
-export const statusesModule: Module = {
-  name: 'order-statuses',
-  onStoreCreated: async (ctx, storeId) => {
-    createDefaultStatuses(ctx, storeId);
-    await ctx.em.flush();
-  },
-};

@@ -4,8 +4,7 @@ import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../c
 import { holdsPermission, requireStorePermission, type Permission } from '../../core/policy.js';
 import { sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
-import { Order } from '../orders/order.entity.js';
-import { changeOrder } from '../orders/order.service.js';
+import { assertPayable, findPayableOrder, isPaid, lockPayableOrder, recordPaymentState, storeOfOrder, type PayableOrder } from '../orders/order.payments.js';
 import { markIntegration } from '../integrations/integration.access.js';
 import { ProviderError, type PaymentState, type ProviderCheckout, type RefundState } from '../../providers/payment.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
@@ -79,53 +78,31 @@ async function authorizeOrder(ctx: Ctx, orderId: string, storeId: string | null 
     return { id: grant.orderId, storeId: grant.storeId };
   }
   if (!ctx.actor) throw unauthenticated(ctx.authFailure ?? undefined);
-  const [row] = await ctx.em.execute<Array<{ store_id: string }>>('select store_id from orders where id = ?', [orderId]);
-  if (!row || (storeId && storeId !== row.store_id)) throw notFound('order');
-  for (const permission of permissions.slice(0, -1)) if (await holdsPermission(ctx, row.store_id, permission)) return { id: orderId, storeId: row.store_id };
-  await requireStorePermission(ctx, row.store_id, permissions[permissions.length - 1]);
-  return { id: orderId, storeId: row.store_id };
-}
-
-async function lockOrder(tx: TxCtx, orderId: string): Promise<Order> {
-  const order = await tx.em.findOne(Order, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!order) throw notFound('order');
-  return order;
+  const orderStore = await storeOfOrder(ctx, orderId);
+  if (!orderStore || (storeId && storeId !== orderStore)) throw notFound('order');
+  for (const permission of permissions.slice(0, -1)) if (await holdsPermission(ctx, orderStore, permission)) return { id: orderId, storeId: orderStore };
+  await requireStorePermission(ctx, orderStore, permissions[permissions.length - 1]);
+  return { id: orderId, storeId: orderStore };
 }
 
 /**
- * `order.paymentStatus` follows its payments and refunds: a paid payment makes it paid (or
- * partially_refunded / refunded by the succeeded refunds), an open one pending, else unpaid.
- * Changes go through the order's change path: one orderUpdated with previous_data.
+ * The order's payments and refunds, summed and handed to the order (locked by the caller), which
+ * derives its `paymentStatus` from them; `method` records the last selected one.
  */
-async function syncOrder(tx: TxCtx, order: Order, method?: string): Promise<void> {
+async function syncOrder(tx: TxCtx, order: PayableOrder, method?: string): Promise<void> {
   await tx.em.flush();
   const payments = await tx.em.find(Payment, { orderId: order.id });
   const paid = payments.filter((p) => p.status === 'paid');
-  let status = 'unpaid';
-  if (paid.length) {
-    const paidTotal = sumMinor(paid.map((p) => p.amount));
-    const refunded = sumMinor((await tx.em.find(PaymentRefund, { orderId: order.id, status: 'succeeded' })).map((r) => r.amount));
-    status = refunded >= paidTotal ? 'refunded' : refunded > 0 ? 'partially_refunded' : 'paid';
-  } else if (payments.some((p) => OPEN_STATES.includes(p.status))) {
-    status = 'pending';
-  }
-  await changeOrder(tx, order, (o) => {
-    o.paymentStatus = status;
-    if (method) o.paymentMethod = method;
+  const refunded = paid.length ? sumMinor((await tx.em.find(PaymentRefund, { orderId: order.id, status: 'succeeded' })).map((r) => r.amount)) : 0;
+  await recordPaymentState(tx, order, {
+    paid: sumMinor(paid.map((p) => p.amount)),
+    refunded,
+    open: payments.some((p) => OPEN_STATES.includes(p.status)),
+    method,
   });
 }
 
-const PAID_STATUSES = ['paid', 'partially_refunded', 'refunded'];
-
-/** 409 for an order that is paid, rejected or cancelled; 400 when there is nothing to pay. */
-async function assertPayable(tx: TxCtx, order: Order): Promise<void> {
-  if (PAID_STATUSES.includes(order.paymentStatus)) throw conflict('This order is already paid');
-  const [status] = await tx.em.execute<Array<{ kind: string }>>('select kind from order_statuses where id = ?', [order.statusId]);
-  if (status && (status.kind === 'rejected' || status.kind === 'cancelled')) throw conflict(`A ${status.kind} order cannot be paid`);
-  if (order.total <= 0) throw invalid('total', 'is 0: there is nothing to pay');
-}
-
-function chooseMethod(ctx: Ctx, settings: PaymentSettings, order: Order, method: string | null | undefined) {
+function chooseMethod(ctx: Ctx, settings: PaymentSettings, order: PayableOrder, method: string | null | undefined) {
   const chosen = method ?? order.paymentMethod ?? settings.defaultMethod;
   if (!chosen) throw invalid('method', "is required: the order has no selected method and the store's payments integration no defaultMethod");
   const options = methodOptions(ctx.deps.config, settings, order.currency);
@@ -147,7 +124,7 @@ interface Prepared {
  */
 async function preparePayment(
   tx: TxCtx,
-  order: Order,
+  order: PayableOrder,
   method: string | null | undefined,
   urls: { successUrl?: string | null; failureUrl?: string | null } | null,
 ): Promise<Prepared> {
@@ -190,18 +167,18 @@ async function preparePayment(
 
 export async function paymentMethods(ctx: Ctx, orderId: string, storeId: string | null | undefined): Promise<PaymentMethodsType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['fulfillment.write'], true);
-  const [order] = await ctx.em.execute<Array<{ currency: string; payment_method: string | null }>>('select currency, payment_method from orders where id = ?', [ref.id]);
+  const order = await findPayableOrder(ctx, ref.id);
   if (!order) throw notFound('order');
   const settings = await paymentSettings(ctx, ref.storeId);
   const data = methodOptions(ctx.deps.config, settings, order.currency);
   const usable = (m: string | null) => (m && data.some((o) => o.method === m && o.available) ? m : null);
-  return { data, selected: order.payment_method ?? usable(settings.defaultMethod) };
+  return { data, selected: order.paymentMethod ?? usable(settings.defaultMethod) };
 }
 
 export async function selectPayment(ctx: Ctx, orderId: string, storeId: string | null | undefined, input: PaymentSelectInput): Promise<PaymentType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['fulfillment.write'], true);
   return transaction(ctx, async (tx) => {
-    const order = await lockOrder(tx, ref.id);
+    const order = await lockPayableOrder(tx, ref.id);
     const { payment } = await preparePayment(tx, order, input.method, null);
     return paymentView(payment);
   });
@@ -249,7 +226,7 @@ async function createProviderCheckout(ctx: Ctx, payment: Payment): Promise<void>
   }
   await noteProviderOutcome(ctx, payment.storeId, null);
   await transaction(ctx, async (tx) => {
-    const order = await lockOrder(tx, payment.orderId);
+    const order = await lockPayableOrder(tx, payment.orderId);
     const p = await tx.em.findOneOrFail(Payment, { id: payment.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     p.checkoutUrl = result.url;
     p.providerRef = result.ref;
@@ -295,7 +272,7 @@ export async function checkoutPayment(
   const key = idempotencyKey ?? null;
   if (key !== null) checkIdempotencyKey(key);
   const first = await transaction(ctx, async (tx) => {
-    const order = await lockOrder(tx, ref.id);
+    const order = await lockPayableOrder(tx, ref.id);
     if (key !== null) {
       const stored = await reserveKey<PaymentType>(tx, ref.id, 'checkout', key, requestHash(input));
       if (stored) return { stored };
@@ -342,7 +319,7 @@ export async function applyPaymentReport(
 ): Promise<boolean> {
   const [row] = await tx.em.execute<Array<{ order_id: string }>>('select order_id from payments where id = ?', [paymentId]);
   if (!row) return false;
-  const order = await lockOrder(tx, row.order_id);
+  const order = await lockPayableOrder(tx, row.order_id);
   const payment = await tx.em.findOneOrFail(Payment, { id: paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   let changed = false;
   if (report.chargeRef && !payment.chargeRef) {
@@ -369,7 +346,7 @@ export async function applyPaymentReport(
 export async function applyRefundReport(tx: TxCtx, refundId: string, report: { state: RefundState; providerRef?: string | null }): Promise<boolean> {
   const [row] = await tx.em.execute<Array<{ order_id: string }>>('select order_id from payment_refunds where id = ?', [refundId]);
   if (!row) return false;
-  const order = await lockOrder(tx, row.order_id);
+  const order = await lockPayableOrder(tx, row.order_id);
   const refund = await tx.em.findOneOrFail(PaymentRefund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   let changed = false;
   if (report.providerRef && !refund.providerRef) {
@@ -423,7 +400,7 @@ export async function paymentStatus(ctx: Ctx, orderId: string, storeId: string |
   if (refresh !== null && refresh !== undefined && !['0', '1', 'true', 'false'].includes(refresh)) throw invalid('refresh', 'must be 1 or 0');
   if (refresh === '1' || refresh === 'true') await refreshOrderPayments(ctx, ref.id, ref.storeId);
   const em = ctx.em.fork();
-  const order = await em.findOne(Order, { id: ref.id });
+  const order = await findPayableOrder(ctx, ref.id);
   if (!order) throw notFound('order');
   const payments = await em.find(Payment, { orderId: ref.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
   const refunds = await em.find(PaymentRefund, { orderId: ref.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
@@ -443,7 +420,7 @@ export async function refundPayment(
   if (key !== null) checkIdempotencyKey(key);
   const first = await transaction(ctx, async (tx) => {
     // The order lock serializes every refund of the order: the refundable rest is counted under it.
-    const order = await lockOrder(tx, ref.id);
+    const order = await lockPayableOrder(tx, ref.id);
     if (key !== null) {
       const stored = await reserveKey<RefundType>(tx, ref.id, 'refund', key, requestHash(input));
       if (stored) return { stored };
@@ -526,8 +503,8 @@ export async function refundStatus(ctx: Ctx, orderId: string, refundId: string, 
  * new one, when none was selected) becomes paid, in the caller's transaction.
  */
 export async function codRemitted(tx: TxCtx, orderId: string): Promise<void> {
-  const order = await lockOrder(tx, orderId);
-  if (PAID_STATUSES.includes(order.paymentStatus)) return;
+  const order = await lockPayableOrder(tx, orderId);
+  if (isPaid(order)) return;
   let payment = await tx.em.findOne(Payment, { orderId, provider: 'cod', status: 'pending' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!payment) {
     if (order.total <= 0) return;
