@@ -123,7 +123,7 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
     await applyFulfillment(tx, order, { fulfillment, moveStatus: parcel.status !== before.status });
   }
   // The carrier remitted the cash it collected: the order's cash-on-delivery payment is paid.
-  if (order && parcel.paymentStatus === 'paid' && before.paymentStatus !== 'paid' && parcel.codAmount > 0) await codRemitted(tx, order.orderId);
+  if (order && parcel.paymentStatus === 'paid' && before.paymentStatus !== 'paid' && parcel.codAmount > 0) await codRemitted(tx, order.orderId, parcel.codAmount);
   return changed ? 'applied' : 'unchanged';
 }
 

@@ -47,6 +47,9 @@ function amount(text: string, currency: string, path: string): number {
   return Math.max(0, minor);
 }
 
+/** Remote payment states in which the shop holds the order's money. */
+const REMOTE_PAID: ReadonlySet<string> = new Set(['paid', 'partially_refunded', 'refunded']);
+
 interface Fields {
   customerName: string;
   customerPhone: string | null;
@@ -57,6 +60,7 @@ interface Fields {
   total: number;
   shippingAddress: ShippingAddress | null;
   paymentStatus: string;
+  amountPaid: number;
 }
 
 async function fieldsOf(tx: TxCtx, storeId: string, o: ImportedOrder): Promise<Fields> {
@@ -76,6 +80,7 @@ async function fieldsOf(tx: TxCtx, storeId: string, o: ImportedOrder): Promise<F
     throw err;
   }
   const a = o.shippingAddress;
+  const paymentStatus = (ORDER_PAYMENT_STATUSES as readonly string[]).includes(o.paymentStatus) ? o.paymentStatus : 'unpaid';
   return {
     customerName: clamp(o.customerName, ORDER_LIMITS.nameLength) ?? 'Customer',
     customerPhone: clamp(o.customerPhone, ORDER_LIMITS.phoneLength),
@@ -93,7 +98,9 @@ async function fieldsOf(tx: TxCtx, storeId: string, o: ImportedOrder): Promise<F
           wilayaCode: a.wilayaCode && ORDER_LIMITS.stateCode.test(a.wilayaCode) ? a.wilayaCode : null,
         }
       : null,
-    paymentStatus: (ORDER_PAYMENT_STATUSES as readonly string[]).includes(o.paymentStatus) ? o.paymentStatus : 'unpaid',
+    paymentStatus,
+    // The remote shop collected the money: nothing is due here (cash on delivery collects nothing).
+    amountPaid: REMOTE_PAID.has(paymentStatus) ? total : 0,
   };
 }
 
@@ -120,7 +127,8 @@ export async function upsertImportedOrder(tx: TxCtx, storeId: string, localId: s
         x.metadata = { ...(x.metadata ?? {}), connector: o.marker };
         if (target && target.id !== x.statusId) setStatus(x, target);
       },
-      { inbound: true },
+      // The remote shop's payment state is the order's: it is taken as given.
+      { inbound: true, paymentStateGiven: true },
     );
     return { id: existing.id, created: false };
   }

@@ -57,7 +57,7 @@ export async function lockPayableOrder(tx: TxCtx, orderId: string): Promise<Paya
   return payable(order);
 }
 
-/** Payments already covering the order. */
+/** Payments already covering the order (`partially_paid` is not: a checkout may ask for the rest). */
 const PAID_STATUSES: ReadonlySet<string> = new Set(['paid', 'partially_refunded', 'refunded']);
 
 /** 409 for an order that is paid, rejected or cancelled; 400 when there is nothing to pay. */
@@ -71,18 +71,20 @@ export async function assertPayable(tx: TxCtx, order: PayableOrder): Promise<voi
   if (order.total <= 0) throw invalid('total', 'is 0: there is nothing to pay');
 }
 
-/** Whether the order's payments already cover it (a cash remittance then collects nothing more). */
+/** Whether the order's payments already cover it (a cash remittance then records nothing more). */
 export const isPaid = (order: PayableOrder): boolean => PAID_STATUSES.has(order.paymentStatus);
 
 /**
  * What the order's payments add up to, recorded on the order (locked by `lockPayableOrder` in
- * this transaction): its `paymentStatus` follows, and `method` is the last selected one. A change
- * goes through the order's change path: one orderUpdated with previous_data.
+ * this transaction): `amountPaid` takes `paid`, `paymentStatus` follows (order.money.ts), and
+ * `method` is the last selected one. A change goes through the order's change path: one
+ * orderUpdated with previous_data.
  */
 export async function recordPaymentState(tx: TxCtx, order: PayableOrder, tally: PaymentTally & { method?: string | null }): Promise<PayableOrder> {
   const entity = await tx.em.findOneOrFail(Order, { id: order.id });
   await changeOrder(tx, entity, (o) => {
-    o.paymentStatus = paymentStatusOf(tally);
+    o.amountPaid = tally.paid;
+    o.paymentStatus = paymentStatusOf(o.total, tally);
     if (tally.method) o.paymentMethod = tally.method;
   });
   return payable(entity);

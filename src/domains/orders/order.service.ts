@@ -9,12 +9,12 @@ import type { Ctx } from '../../core/context.js';
 import { inTransaction, isRetryable, lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { isInbound, recordEvent, recordEvents, writeWithEvent } from '../../events/outbox.js';
 import { insertSelect } from '../../db/insert.js';
-import { beforeOrderBatch, beforeOrderChange, beforeStatusKindMove, orderWritten } from './order.hooks.js';
+import { beforeOrderBatch, beforeOrderChange, beforeStatusKindMove, orderRepriced, orderWritten } from './order.hooks.js';
 import { CONFIRMED_KINDS, holdsStock, moveAllowed } from './statuses.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
 import { toMajor, toMinor } from '../../core/money.js';
-import { totalOf } from './order.money.js';
+import { amountDue, repricedStatus, totalOf } from './order.money.js';
 import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from './payment-token.js';
@@ -299,7 +299,7 @@ export async function changeOrder(
   tx: TxCtx,
   order: Order,
   apply: (o: Order) => void | Promise<void>,
-  opts: { inbound?: boolean } = {},
+  opts: { inbound?: boolean; paymentStateGiven?: boolean } = {},
 ): Promise<{ view: OrderType; changed: boolean }> {
   const before = orderView(order);
   const saved = { ...order };
@@ -319,6 +319,7 @@ export async function changeOrder(
         itemsAfter: order.items,
       });
     }
+    if ((saved.total !== order.total || saved.currency !== order.currency) && !opts.paymentStateGiven) await reprice(tx, order, saved.total);
   } catch (err) {
     Object.assign(order, saved);
     throw err;
@@ -330,6 +331,21 @@ export async function changeOrder(
   await recordEvent(tx, { storeId: order.storeId, event: 'orderUpdated', record: view, previous: before, inbound });
   await orderWritten(tx, { storeId: order.storeId, order: view, previous: before, statusKind, inbound });
   return { view, changed: true };
+}
+
+/** Payment statuses under which the order may have an open payment (every payment write records it on the order). */
+const MAY_HAVE_OPEN_PAYMENTS: ReadonlySet<string> = new Set(['pending', 'partially_paid']);
+
+/**
+ * The order's amount changed: an open payment no longer asks for what is due, so the module that
+ * collects payments cancels or re-prices it, and the payment status is weighed against the new
+ * total (a paid order whose items grew is `partially_paid`).
+ */
+async function reprice(tx: TxCtx, order: Order, totalBefore: number): Promise<void> {
+  const open = MAY_HAVE_OPEN_PAYMENTS.has(order.paymentStatus)
+    ? await orderRepriced(tx, { storeId: order.storeId, orderId: order.id, currency: order.currency, totalBefore, total: order.total, due: amountDue(order) })
+    : false;
+  order.paymentStatus = repricedStatus(order, open);
 }
 
 /** A rejection reason describes the current rejection: it goes when the order leaves kind `rejected`. */

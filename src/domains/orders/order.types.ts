@@ -19,8 +19,12 @@ export const ORDER_LIMITS = {
   stateCode: /^[A-Za-z0-9-]{1,10}$/,
 } as const;
 
-export const ORDER_PAYMENT_STATUSES = ['unpaid', 'pending', 'paid', 'partially_refunded', 'refunded'] as const;
-export const PaymentStatus = graphqlEnum('PaymentStatus', ORDER_PAYMENT_STATUSES, "Where an order's payment stands, following its payments and refunds.");
+export const ORDER_PAYMENT_STATUSES = ['unpaid', 'pending', 'partially_paid', 'paid', 'partially_refunded', 'refunded'] as const;
+export const PaymentStatus = graphqlEnum(
+  'PaymentStatus',
+  ORDER_PAYMENT_STATUSES,
+  "Where an order's payment stands, following its payments and refunds: `partially_paid` when its payments collected less than its total (cash on delivery then collects the rest).",
+);
 
 @ObjectType('OrderItem')
 export class OrderItemType {

@@ -47,7 +47,7 @@ async function applyEvent(ctx: Ctx, provider: ProviderName, storeId: string, eve
     if (event.checkout) {
       const c = event.checkout;
       const paymentId = await findPayment(tx, provider, storeId, c.ref, c.paymentId, orderId);
-      if (paymentId) await applyPaymentReport(tx, paymentId, { state: c.state, chargeRef: c.chargeRef, providerRef: c.ref });
+      if (paymentId) await applyPaymentReport(tx, paymentId, { state: c.state, chargeRef: c.chargeRef, providerRef: c.ref, amount: c.amount, currency: c.currency });
     }
     if (event.refund) {
       const r = event.refund;

@@ -7,6 +7,7 @@ import { transaction, type TxCtx } from '../../core/tx.js';
 import { assertPayable, findPayableOrder, isPaid, lockPayableOrder, recordPaymentState, storeOfOrder, type PayableOrder } from '../orders/order.payments.js';
 import { markIntegration } from '../integrations/integration.access.js';
 import { ProviderError, type PaymentState, type ProviderCheckout, type RefundState } from '../../providers/payment.js';
+import type { OrderRepricing } from '../orders/order.hooks.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
 import type {
   OrderPaymentStatusType,
@@ -42,6 +43,7 @@ export function paymentView(p: Payment): PaymentType {
     providerRef: p.providerRef,
     status: p.status,
     paidAt: p.paidAt ? p.paidAt.toISOString() : null,
+    reported: p.reportedAmount !== null ? { amount: toMajor(p.reportedAmount, p.reportedCurrency ?? p.currency), currency: p.reportedCurrency ?? p.currency } : null,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };
@@ -86,8 +88,19 @@ async function authorizeOrder(ctx: Ctx, orderId: string, storeId: string | null 
 }
 
 /**
+ * What a paid payment brought in the order's currency: its amount, or, when its provider reported
+ * another amount (the flag), only that; nothing when the money came in another currency.
+ */
+export function collected(p: Payment, currency: string): number {
+  if (p.status !== 'paid' || p.currency !== currency) return 0;
+  if (p.reportedCurrency !== null && p.reportedCurrency !== p.currency) return 0;
+  return p.reportedAmount ?? p.amount;
+}
+
+/**
  * The order's payments and refunds, summed and handed to the order (locked by the caller), which
- * derives its `paymentStatus` from them; `method` records the last selected one.
+ * derives its `paymentStatus` and what is still due from them (orders/order.money.ts); `method`
+ * records the last selected one.
  */
 async function syncOrder(tx: TxCtx, order: PayableOrder, method?: string): Promise<void> {
   await tx.em.flush();
@@ -95,11 +108,69 @@ async function syncOrder(tx: TxCtx, order: PayableOrder, method?: string): Promi
   const paid = payments.filter((p) => p.status === 'paid');
   const refunded = paid.length ? sumMinor((await tx.em.find(PaymentRefund, { orderId: order.id, status: 'succeeded' })).map((r) => r.amount)) : 0;
   await recordPaymentState(tx, order, {
-    paid: sumMinor(paid.map((p) => p.amount)),
+    paid: sumMinor(paid.map((p) => collected(p, order.currency))),
     refunded,
     open: payments.some((p) => OPEN_STATES.includes(p.status)),
     method,
   });
+}
+
+/**
+ * Cancels an open payment here; one with a provider checkout is closed at its provider once this
+ * transaction commits (best effort: should the customer pay it first, the payment becomes paid
+ * for what it asked, and the order counts only that).
+ */
+function cancelPayment(tx: TxCtx, p: Payment, now: Date): void {
+  p.status = 'canceled';
+  p.claimedUntil = null;
+  p.updatedAt = now;
+  if (p.providerRef && p.provider !== 'cod') {
+    // Its own context: the transaction's ends at commit.
+    const { afterCommit: _, ...rest } = tx;
+    const ctx: Ctx = { ...rest, em: tx.deps.orm.em.fork() as Ctx['em'] };
+    tx.afterCommit.push(() => {
+      expireAtProvider(ctx, p.id).catch((err) => tx.deps.log.warn({ paymentId: p.id, err: (err as Error).message }, 'provider checkout not expired'));
+    });
+  }
+}
+
+/** Closes a canceled payment's provider checkout and applies what the provider answers (paid meanwhile: it counts). */
+export async function expireAtProvider(ctx: Ctx, paymentId: string): Promise<void> {
+  const p = await loadPayment(ctx, paymentId);
+  if (!p.providerRef) return;
+  const settings = await paymentSettings(ctx, p.storeId);
+  let result: ProviderCheckout;
+  try {
+    result = await adapterOf(ctx.deps.config, p.provider).expire(p.providerRef, settings.secrets);
+  } catch (err) {
+    await noteProviderOutcome(ctx, p.storeId, err);
+    throw err;
+  }
+  await transaction(ctx, (tx) => applyPaymentReport(tx, p.id, reportOf(result)));
+}
+
+/** What a provider's checkout answer reports of its payment. */
+const reportOf = (c: ProviderCheckout): PaymentReport => ({ state: c.state, chargeRef: c.chargeRef, amount: c.amount, currency: c.currency });
+
+/**
+ * The order's amount changed (orders' `onOrderRepriced`): open online payments ask for an amount
+ * that is no longer due, so they are canceled here and at their provider; an open cash-on-delivery
+ * payment is re-priced to what is due (nothing to call). Returns whether a payment is still open.
+ */
+export async function paymentsFollowRepricing(tx: TxCtx, r: OrderRepricing): Promise<boolean> {
+  const open = await tx.em.find(Payment, { orderId: r.orderId, status: { $in: OPEN_STATES } }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const now = new Date();
+  let stillOpen = false;
+  for (const p of open) {
+    if (p.provider === 'cod' && r.due > 0 && p.currency === r.currency) {
+      p.amount = r.due;
+      p.updatedAt = now;
+      stillOpen = true;
+    } else {
+      cancelPayment(tx, p, now);
+    }
+  }
+  return stillOpen;
 }
 
 function chooseMethod(ctx: Ctx, settings: PaymentSettings, order: PayableOrder, method: string | null | undefined) {
@@ -135,19 +206,15 @@ async function preparePayment(
   if (urls && online && !urls.successUrl) throw invalid('successUrl', 'is required for an online payment method');
   const open = await tx.em.find(Payment, { orderId: order.id, status: { $in: OPEN_STATES } }, { orderBy: { createdAt: 'desc' }, lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   const now = new Date();
-  let payment = open.find((p) => p.method === option.method && p.amount === order.total && p.currency === order.currency);
-  for (const p of open) {
-    if (p === payment) continue;
-    p.status = 'canceled';
-    p.claimedUntil = null;
-    p.updatedAt = now;
-  }
+  // A checkout asks for what is still due (the rest, after a partial payment).
+  let payment = open.find((p) => p.method === option.method && p.amount === order.due && p.currency === order.currency);
+  for (const p of open) if (p !== payment) cancelPayment(tx, p, now);
   payment ??= tx.em.create(Payment, {
     storeId: order.storeId,
     orderId: order.id,
     provider: option.provider,
     method: option.method,
-    amount: order.total,
+    amount: order.due,
     currency: order.currency,
     status: online ? 'requires_action' : 'pending',
   });
@@ -234,6 +301,8 @@ async function createProviderCheckout(ctx: Ctx, payment: Payment): Promise<void>
     p.claimedUntil = null;
     p.updatedAt = new Date();
     applyState(p, result.state);
+    // The order's amount changed while the provider was called: this checkout is closed too.
+    if (p.status === 'canceled') cancelPayment(tx, p, p.updatedAt);
     await syncOrder(tx, order);
   });
 }
@@ -307,16 +376,37 @@ function applyState(p: Payment, next: PaymentState | null): boolean {
   return true;
 }
 
+/** What a provider (or the carrier) reports of one payment; amounts in minor units of `currency`. */
+export interface PaymentReport {
+  state: PaymentState | null;
+  chargeRef?: string | null;
+  providerRef?: string | null;
+  /** What the provider says the payment is for, when it says (checked against the payment). */
+  amount?: number | null;
+  currency?: string | null;
+}
+
+/**
+ * A report naming another amount or currency than the payment's is recorded on the payment (the
+ * flag): a paid payment then counts only what was reported, never its own amount.
+ */
+function flagMismatch(tx: TxCtx, p: Payment, report: PaymentReport): boolean {
+  const amount = report.amount ?? p.amount;
+  const currency = report.currency ?? p.currency;
+  if (amount === p.amount && currency === p.currency) return false;
+  if (p.reportedAmount === amount && p.reportedCurrency === currency) return false;
+  p.reportedAmount = amount;
+  p.reportedCurrency = currency;
+  tx.deps.log.warn({ paymentId: p.id, amount: p.amount, currency: p.currency, reportedAmount: amount, reportedCurrency: currency }, 'provider reported another amount or currency for a payment');
+  return true;
+}
+
 /**
  * Applies what the provider reported of one payment, under the order and payment locks (that
  * order, as every payment write takes them). A payment that becomes paid cancels the order's
- * other open payments.
+ * other open payments (here and at their provider): they ask for an amount no longer due.
  */
-export async function applyPaymentReport(
-  tx: TxCtx,
-  paymentId: string,
-  report: { state: PaymentState | null; chargeRef?: string | null; providerRef?: string | null },
-): Promise<boolean> {
+export async function applyPaymentReport(tx: TxCtx, paymentId: string, report: PaymentReport): Promise<boolean> {
   const [row] = await tx.em.execute<Array<{ order_id: string }>>('select order_id from payments where id = ?', [paymentId]);
   if (!row) return false;
   const order = await lockPayableOrder(tx, row.order_id);
@@ -330,11 +420,12 @@ export async function applyPaymentReport(
     payment.providerRef = report.providerRef;
     changed = true;
   }
+  if (flagMismatch(tx, payment, report)) changed = true;
   if (applyState(payment, report.state)) {
     changed = true;
     if (payment.status === 'paid') {
       const others = await tx.em.find(Payment, { orderId: order.id, status: { $in: OPEN_STATES }, id: { $ne: payment.id } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      for (const o of others) applyState(o, 'canceled');
+      for (const o of others) cancelPayment(tx, o, new Date());
     }
   }
   if (changed) payment.updatedAt = new Date();
@@ -380,7 +471,7 @@ export async function refreshPayment(ctx: Ctx, p: Payment, settings: PaymentSett
     await noteProviderOutcome(ctx, p.storeId, err);
     throw err;
   }
-  return transaction(ctx, (tx) => applyPaymentReport(tx, p.id, { state: result.state, chargeRef: result.chargeRef }));
+  return transaction(ctx, (tx) => applyPaymentReport(tx, p.id, reportOf(result)));
 }
 
 export async function refreshRefund(ctx: Ctx, r: PaymentRefund, settings: PaymentSettings): Promise<boolean> {
@@ -428,7 +519,8 @@ export async function refundPayment(
     const payment = await tx.em.findOne(Payment, { orderId: order.id, status: 'paid' }, { orderBy: { paidAt: 'desc', id: 'desc' }, refresh: true });
     if (!payment) throw conflict('This order has no paid payment to refund');
     const held = sumMinor((await tx.em.find(PaymentRefund, { paymentId: payment.id, status: { $in: COUNTED_REFUNDS } })).map((r) => r.amount));
-    const rest = payment.amount - held;
+    // What the payment brought (a flagged payment: what its provider reported), less what is refunded or on its way.
+    const rest = collected(payment, payment.currency) - held;
     const amount = input.amount === null || input.amount === undefined ? rest : toMinor(input.amount, payment.currency, 'amount');
     if (amount <= 0) throw invalid('amount', input.amount === null || input.amount === undefined ? 'nothing is left to refund' : 'must be more than 0');
     if (amount > rest) throw invalid('amount', `is more than the refundable rest (${toMajor(rest, payment.currency)} ${payment.currency})`);
@@ -499,17 +591,22 @@ export async function refundStatus(ctx: Ctx, orderId: string, refundId: string, 
 }
 
 /**
- * The carrier reports the cash of a cash-on-delivery order remitted: its open cod payment (or a
- * new one, when none was selected) becomes paid, in the caller's transaction.
+ * The carrier reports the cash of a cash-on-delivery order remitted: `collected` (minor units of
+ * the order's currency, what the parcel asked the customer for; default what is due) is what its
+ * open cod payment (or a new one, when none was selected) becomes paid for, in the caller's
+ * transaction.
  */
-export async function codRemitted(tx: TxCtx, orderId: string): Promise<void> {
+export async function codRemitted(tx: TxCtx, orderId: string, collectedAmount?: number): Promise<void> {
   const order = await lockPayableOrder(tx, orderId);
-  if (isPaid(order)) return;
+  const collected = collectedAmount ?? order.due;
+  if (isPaid(order) || collected <= 0) return;
   let payment = await tx.em.findOne(Payment, { orderId, provider: 'cod', status: 'pending' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!payment) {
-    if (order.total <= 0) return;
-    payment = tx.em.create(Payment, { storeId: order.storeId, orderId, provider: 'cod', method: 'cod', amount: order.total, currency: order.currency, status: 'pending' });
+    payment = tx.em.create(Payment, { storeId: order.storeId, orderId, provider: 'cod', method: 'cod', amount: collected, currency: order.currency, status: 'pending' });
     await tx.em.flush();
+  } else if (payment.amount !== collected) {
+    // Cash on delivery has no provider to ask: the payment is for what the courier collected.
+    payment.amount = collected;
   }
   await applyPaymentReport(tx, payment.id, { state: 'paid' });
   if (!order.paymentMethod) await syncOrder(tx, order, 'cod');
