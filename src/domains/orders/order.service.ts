@@ -1,111 +1,22 @@
 import { ForeignKeyConstraintViolationException, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus, type OrderItem } from './order.entity.js';
-import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } from './order.types.js';
+import type { OrderCreateInput, OrderType, OrderUpdateInput } from './order.types.js';
 import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
-import { Product } from '../products/product.entity.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { inTransaction, isRetryable, lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { isInbound, recordEvent, recordEvents, writeWithEvent } from '../../events/outbox.js';
-import { insertSelect } from '../../db/insert.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { isInbound, recordEvent, recordEvents } from '../../events/outbox.js';
 import { beforeOrderBatch, beforeOrderChange, beforeStatusKindMove, orderRepriced, orderWritten } from './order.hooks.js';
 import { CONFIRMED_KINDS, holdsStock, moveAllowed } from './statuses.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
-import { toMajor, toMinor } from '../../core/money.js';
 import { amountDue, repricedStatus, totalOf } from './order.money.js';
 import { redeemPromo } from '../promos/promo.service.js';
-import { orderShippingCost } from '../shipping/shipping.service.js';
-import { newPaymentToken } from './payment-token.js';
 import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
-
-/** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
-export function orderView(o: Order): OrderType {
-  const major = (minor: number) => toMajor(minor, o.currency);
-  return {
-    id: o.id,
-    storeId: o.storeId,
-    customerName: o.customerName,
-    customerPhone: o.customerPhone,
-    items: o.items.map((i) => ({ productId: i.productId, name: i.name, quantity: i.quantity, price: major(i.price) })),
-    total: major(o.total),
-    currency: o.currency,
-    status: o.status,
-    statusId: o.statusId,
-    rejectReason: o.rejectReason,
-    shippingAddress: o.shippingAddress,
-    shippingMethodId: o.shippingMethodId,
-    shippingType: o.shippingType,
-    shippingCost: major(o.shippingCost),
-    promoCode: o.promoCode,
-    discount: major(o.discount),
-    fulfillment: o.fulfillment,
-    paymentStatus: o.paymentStatus,
-    paymentMethod: o.paymentMethod,
-    confirmedAt: o.confirmedAt ? o.confirmedAt.toISOString() : null,
-    landingPageId: o.landingPageId,
-    metadata: o.metadata,
-    createdAt: o.createdAt.toISOString(),
-    updatedAt: o.updatedAt.toISOString(),
-  };
-}
-
-/** Items name products of the store or carry their own name and price; one query for all products. */
-async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: OrderItemInput[], path: string): Promise<OrderItem[]> {
-  const ids = [...new Set(items.map((i) => i.productId).filter((id): id is string => !!id))];
-  // Share-locked: a product is not deleted under an order that names it.
-  const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ }) : [];
-  const byId = new Map(products.map((p) => [p.id, p]));
-  return items.map((item, i) => {
-    const product = item.productId ? byId.get(item.productId) : undefined;
-    if (item.productId && !product) throw invalid(`${path}.${i}.productId`, 'no such product in this store');
-    const name = item.name ?? product?.name;
-    if (!name) throw invalid(`${path}.${i}.name`, 'is required without a productId');
-    if ((item.price === undefined || item.price === null) && !product) throw invalid(`${path}.${i}.price`, 'is required without a productId');
-    const price = item.price !== undefined && item.price !== null ? toMinor(item.price, currency, `${path}.${i}.price`) : product!.price;
-    return { productId: item.productId ?? null, name, quantity: item.quantity ?? 1, price };
-  });
-}
-
-
-interface NewOrderDefaults {
-  currency: string;
-  statusId: string;
-  status: string;
-}
-
-/**
- * The store's currency and the status a new order takes (the first of kind `new` by position),
- * in one select (bindings: storeId). The status row is locked FOR KEY SHARE, the weakest lock that
- * every status write (which takes the list FOR UPDATE) waits for: a rename or delete of it waits for
- * the order to commit and then moves it too. The order's foreign key takes the same lock, so the
- * transaction holds one lock mode on the row, not two (each extra mode is a MultiXact member).
- */
-const NEW_ORDER_DEFAULTS = `select s.currency, st.id as status_id, st.slug
-   from stores s
-   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true
-  where s.id = ?`;
-
-/**
- * What the last general create of each store read: a guess the one-statement create checks in
- * its own statement (a wrong guess writes nothing and the general path runs), so it needs no
- * invalidation. Bounded: cleared when it grows past this many stores.
- */
-const lastDefaults = new Map<string, NewOrderDefaults>();
-const LAST_DEFAULTS_MAX = 10_000;
-
-async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewOrderDefaults> {
-  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(NEW_ORDER_DEFAULTS, [storeId]);
-  if (!row) throw notFound('store');
-  if (!row.status_id || !row.slug) throw new Error(`store ${storeId} has no status of kind new`);
-  tx.storeCurrencies ??= new Map();
-  tx.storeCurrencies.set(storeId, row.currency);
-  const defaults = { currency: row.currency, statusId: row.status_id, status: row.slug };
-  if (lastDefaults.size >= LAST_DEFAULTS_MAX) lastDefaults.clear();
-  lastDefaults.set(storeId, defaults);
-  return defaults;
-}
+import { newOrder, newOrderDefaults, resolveItems } from './order.new.js';
+import { createOrderInOneStatement } from './order.one-statement.js';
+import { orderView } from './order.view.js';
 
 /**
  * A new order takes no store-wide lock: it reads what it needs (locking the status and share-locking the
@@ -122,43 +33,6 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
     // A landing page or shipping method named by the order was deleted while it was written.
     throw conflict('A record this order names was deleted meanwhile; try again');
   }
-}
-
-/** The order as the input describes it, with what the store decides (its currency and first status). */
-async function newOrder(ctx: Ctx, storeId: string, d: NewOrderDefaults, input: OrderCreateInput) {
-  const { currency, statusId, status } = d;
-  const items = await resolveItems(ctx, storeId, currency, input.items ?? [], 'items');
-  const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(ctx, storeId, input.landingPageId, 'landingPageId') : null;
-  const shippingCost = await orderShippingCost(ctx, storeId, currency, input);
-  const address = input.shippingAddress;
-  const token = newPaymentToken();
-  // A plain instance (class defaults, no unit-of-work bookkeeping): both paths insert it themselves.
-  const order = Object.assign(new Order(), {
-    storeId,
-    currency,
-    customerName: input.customerName.trim(),
-    customerPhone: input.customerPhone ?? null,
-    items,
-    shippingAddress: address
-      ? {
-          country: (address.country ?? 'DZ').toUpperCase(),
-          address: address.address ?? null,
-          communeId: address.communeId ?? null,
-          communeName: address.communeName ?? null,
-          wilayaCode: address.wilayaCode ?? null,
-        }
-      : null,
-    shippingMethodId: input.shippingMethodId ?? null,
-    shippingType: input.shippingType ?? null,
-    shippingCost,
-    total: totalOf({ items, shippingCost, discount: 0 }),
-    statusId,
-    status,
-    metadata: input.metadata ?? {},
-    paymentTokenHash: token.hash,
-    landingPageId,
-  });
-  return { order, token };
 }
 
 async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
@@ -179,50 +53,6 @@ export async function insertOrder(tx: TxCtx, order: Order, opts: { inbound: bool
   await recordEvent(tx, { storeId: order.storeId, event: 'orderCreated', record: view, inbound: opts.inbound });
   await orderWritten(tx, { storeId: order.storeId, order: view, previous: null, statusKind: opts.statusKind, inbound: opts.inbound });
   return view;
-}
-
-let oneStatementCtes: string | undefined;
-
-/**
- * The common order (items with their own name and price, no promo code, landing page or shipping
- * method, in a store no module follows orders of) as one statement: the store's defaults are the
- * ones its last order read, checked in the statement, which inserts the order and records its
- * event only if they still hold (status locked as in the general path). Null when it did
- * not apply or wrote nothing.
- */
-async function createOrderInOneStatement(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType | null> {
-  const d = lastDefaults.get(storeId);
-  if (!d || inTransaction(ctx)) return null;
-  if (input.promoCode || input.landingPageId != null || input.shippingMethodId || input.items?.some((i) => i.productId)) return null;
-  if (ctx.deps.modules.some((m) => m.onOrderWritten && (m.followsOrders?.(ctx.deps, storeId) ?? true))) return null;
-  const { order, token } = await newOrder(ctx, storeId, d, input);
-  const insert = insertSelect(ctx.em as EntityManager, Order, order);
-  // The same text every time (the statement's cache key): built once.
-  oneStatementCtes ??= `d as (${NEW_ORDER_DEFAULTS}),
-               ok as (select 1 from d where currency = ? and status_id = ? and slug = ?),
-               o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id)`;
-  const view = orderView(order);
-  let committed;
-  try {
-    committed = await writeWithEvent(
-      ctx,
-      {
-        ctes: oneStatementCtes,
-        params: [storeId, d.currency, d.statusId, d.status, ...insert.params],
-        written: 'o',
-      },
-      { storeId, event: 'orderCreated', record: view, inbound: isInbound(input) },
-    );
-  } catch (err) {
-    // A deadlock or serialization loss: the general path retries it in a transaction.
-    if (isRetryable(err)) return null;
-    throw err;
-  }
-  if (!committed) {
-    lastDefaults.delete(storeId);
-    return null;
-  }
-  return { ...view, paymentToken: token.token };
 }
 
 /** Redeems the code in the order's transaction; a free-shipping code takes the shipping cost off. */
