@@ -97,3 +97,16 @@ test('ordinary requests, introspection included, still pass', async () => {
   const rest = await api('GET', `/v1/stores/${owner.storeId}/products?limit=200`, { token: owner.token });
   assert.equal(rest.status, 200);
 });
+
+test('an error keeps its code however often its operation ran (compiled operations answer as interpreted ones)', async () => {
+  const stranger = await ownerWithStore(api);
+  const query = 'query($id: ID!) { store(id: $id) { id name } }';
+  for (let i = 0; i < 5; i++) {
+    const res = await api('POST', '/graphql', { token: stranger.token, body: { query, variables: { id: owner.storeId } } });
+    assert.deepEqual(
+      res.body.errors?.map((e: any) => e.extensions.code),
+      ['NOT_FOUND'],
+      `run ${i + 1}: ${short(res)}`,
+    );
+  }
+});

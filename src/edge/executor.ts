@@ -1,6 +1,7 @@
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
   execute,
+  GraphQLError,
   getOperationAST,
   Kind,
   type DocumentNode,
@@ -78,9 +79,23 @@ export function compileOperation(schema: GraphQLSchema, document: DocumentNode, 
         const coerced = getVariableValues(schema, definitions, raw, { maxErrors: 50 });
         if (coerced.errors) return { errors: coerced.errors };
       }
-      return query(undefined, contextValue, raw) as Promise<ExecutionResult> | ExecutionResult;
+      const result = query(undefined, contextValue, raw) as Promise<ExecutionResult> | ExecutionResult;
+      return result instanceof Promise ? result.then(writableErrors) : writableErrors(result);
     },
   };
+}
+
+/**
+ * graphql-jit freezes its errors' `message`, and Apollo's plugins (graphql-armor's suggestion
+ * mask) rewrite it: a frozen one throws there and turns a NOT_FOUND into a 500. Errors are
+ * handed on as graphql-js makes them.
+ */
+function writableErrors(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map(
+    (e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: e.extensions }),
+  );
+  return { ...result, errors };
 }
 
 /**
