@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../../core/context.js';
 import type { TxCtx } from '../../core/tx.js';
-import { enqueueInTransaction, getQueue } from '../../events/queue.js';
+import { enqueueInTransaction } from '../../events/queue.js';
 import { AdsError, type ConversionEvent } from '../../providers/ads.js';
 import { loadIntegration } from '../integrations/integration.access.js';
 import { systemContext } from '../carrier/carrier.client.js';
@@ -172,7 +172,7 @@ export async function queueConversions(tx: TxCtx, w: OrderWrite): Promise<void> 
   await enqueueInTransaction(tx, CAPI_QUEUE, fresh.map((eventId) => ({ data: { storeId: w.storeId, eventId } })));
   const deps = tx.deps;
   tx.afterCommit.push(() => {
-    if (deps.conversionWorker) getQueue(deps).boss.notifyWorker(deps.conversionWorker);
+    if (deps.conversionWorker) deps.queue.boss.notifyWorker(deps.conversionWorker);
   });
 }
 

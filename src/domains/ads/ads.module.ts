@@ -1,6 +1,5 @@
 import type { JobResult } from 'pg-boss';
 import type { Module } from '../../core/module.js';
-import { getQueue } from '../../events/queue.js';
 import { ADS_KEY, disconnectAds } from './ads.service.js';
 import { CAPI_QUEUE, ConversionDirectory, DIRECTORY_REFRESH_MS, conversionsQueueOptions, queueConversions, sendConversion } from './ads.conversions.js';
 
@@ -21,7 +20,7 @@ export const adsModule: Module = {
       directory.reload().catch((err) => deps.log.warn({ err: (err as Error).message }, 'conversion settings not reloaded'));
     }, DIRECTORY_REFRESH_MS);
     timer.unref();
-    const { boss } = getQueue(deps);
+    const { boss } = deps.queue;
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(CAPI_QUEUE, conversionsQueueOptions(deps) as never);
     // Up to 10 events at a time, each settled on its own (one failing event retries alone); retries

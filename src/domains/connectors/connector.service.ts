@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireActor, type Ctx, type Deps } from '../../core/context.js';
 import { AppError, conflict, invalid, notConfigured } from '../../core/errors.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { enqueueInTransaction, getQueue } from '../../events/queue.js';
+import { enqueueInTransaction } from '../../events/queue.js';
 import { newId } from '../../lib/ids.js';
 import type { ConnectorProvider } from '../../providers/connector.js';
 import { ShopifyConnector } from '../../providers/shopify/shopify.js';
@@ -153,6 +153,6 @@ export async function enqueueImport(tx: TxCtx, connectorId: string): Promise<voi
   await enqueueInTransaction(tx, IMPORT_QUEUE, [{ data: { connectorId } }]);
   const deps = tx.deps;
   tx.afterCommit.push(() => {
-    if (deps.connectorImportWorker) getQueue(deps).boss.notifyWorker(deps.connectorImportWorker);
+    if (deps.connectorImportWorker) deps.queue.boss.notifyWorker(deps.connectorImportWorker);
   });
 }
