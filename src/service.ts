@@ -59,7 +59,9 @@ export interface Service {
 
 /** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
 export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[]; log?: Logger } = {}): Promise<Service> {
-  const modules = [...PLATFORM, ...(opts.modules ?? MODULES)];
+  const given = opts.modules ?? MODULES;
+  // A list that names a platform module itself does not start it twice.
+  const modules = [...PLATFORM.filter((m) => !given.includes(m)), ...given];
   const target = await openDatabase(config, opts.log);
   const cleanups: Array<() => Promise<void>> = [() => target.close()];
   const close = async () => {

@@ -141,8 +141,6 @@ async function reached(tx: TxCtx, w: OrderWrite): Promise<Trigger[]> {
 declare module '../../core/context.js' {
   interface Deps {
     conversions?: ConversionDirectory;
-    /** The conversion worker, woken after a commit queued events. */
-    conversionWorker?: string;
   }
 }
 
@@ -170,10 +168,6 @@ export async function queueConversions(tx: TxCtx, w: OrderWrite): Promise<void> 
   }
   if (!fresh.length) return;
   await enqueueInTransaction(tx, CAPI_QUEUE, fresh.map((eventId) => ({ data: { storeId: w.storeId, eventId } })));
-  const deps = tx.deps;
-  tx.afterCommit.push(() => {
-    if (deps.conversionWorker) deps.queue.boss.notifyWorker(deps.conversionWorker);
-  });
 }
 
 interface ConversionRow {

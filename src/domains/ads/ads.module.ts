@@ -38,7 +38,7 @@ export const adsModule: Module = {
         }),
       ),
     );
-    deps.conversionWorker = workerId;
+    deps.queue.addLocalWorker(CAPI_QUEUE, workerId);
     return async () => {
       clearInterval(timer);
       await boss.offWork(CAPI_QUEUE, { id: workerId, wait: true });

@@ -99,7 +99,7 @@ export const connectorModule: Module = {
       const counts = await importConnector(deps, job.data.connectorId);
       deps.log.info({ connectorId: job.data.connectorId, ...counts }, 'connector import finished');
     });
-    deps.connectorImportWorker = importer;
+    deps.queue.addLocalWorker(IMPORT_QUEUE, importer);
     const maintenance = await boss.work(MAINTENANCE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
       const ctx = systemContext(deps, 'connector-maintenance');
       await pruneStates(ctx);

@@ -141,18 +141,7 @@ export function topicsOf(sync: ConnectorSync): string[] {
   return [...(sync.products ? PRODUCT_TOPICS : []), ...(sync.orders ? ORDER_TOPICS : []), 'app/uninstalled'];
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    /** The import worker, woken after an install queued one. */
-    connectorImportWorker?: string;
-  }
-}
-
 /** Queues the first import in the caller's transaction; the worker runs it after commit. */
 export async function enqueueImport(tx: TxCtx, connectorId: string): Promise<void> {
   await enqueueInTransaction(tx, IMPORT_QUEUE, [{ data: { connectorId } }]);
-  const deps = tx.deps;
-  tx.afterCommit.push(() => {
-    if (deps.connectorImportWorker) deps.queue.boss.notifyWorker(deps.connectorImportWorker);
-  });
 }
