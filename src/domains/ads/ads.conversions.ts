@@ -132,11 +132,8 @@ function reached(w: OrderWrite): Trigger[] {
   return out;
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    conversions?: ConversionDirectory;
-  }
-}
+/** Each running service's directory, kept by the ads module. */
+export const conversionDirectories = new WeakMap<Deps, ConversionDirectory>();
 
 /**
  * The order write hook: nothing (no query) for a store without the Conversions API or for an
@@ -144,7 +141,7 @@ declare module '../../core/context.js' {
  * transaction.
  */
 export async function queueConversions(tx: TxCtx, w: OrderWrite): Promise<void> {
-  const capi = tx.deps.conversions?.get(w.storeId);
+  const capi = conversionDirectories.get(tx.deps)?.get(w.storeId);
   if (!capi || w.inbound) return;
   const triggers = reached(w).filter((t) => capi.eventMap[t]);
   if (!triggers.length) return;
