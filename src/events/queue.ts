@@ -159,18 +159,25 @@ export const queueModule: Module = {
   start: async (deps) => {
     const { queue } = deps;
     await queue.boss.start();
-    // Created at start, outside any transaction (embedded mode has one database session); an
-    // existing queue takes the current settings too.
-    const settings = {
-      expireInSeconds: DELIVERY_EXPIRE_SECONDS,
-      retryLimit: 5,
-      retryDelay: 2,
-      deleteAfterSeconds: 3600,
-      notify: !deps.embedded,
-    };
-    await queue.boss.createQueue(DELIVERY_QUEUE, settings as never);
-    await queue.boss.updateQueue(DELIVERY_QUEUE, settings as never);
-    await prepareDeliveryInsert(queue);
-    return () => queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
+    const stop = () => queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
+    try {
+      // Created at start, outside any transaction (embedded mode has one database session); an
+      // existing queue takes the current settings too.
+      const settings = {
+        expireInSeconds: DELIVERY_EXPIRE_SECONDS,
+        retryLimit: 5,
+        retryDelay: 2,
+        deleteAfterSeconds: 3600,
+        notify: !deps.embedded,
+      };
+      await queue.boss.createQueue(DELIVERY_QUEUE, settings as never);
+      await queue.boss.updateQueue(DELIVERY_QUEUE, settings as never);
+      await prepareDeliveryInsert(queue);
+    } catch (err) {
+      // A start that failed halfway leaves no pool or timer behind to keep the process alive.
+      await stop().catch(() => {});
+      throw err;
+    }
+    return stop;
   },
 };
