@@ -14,8 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
 import { createContext } from '../src/core/context.js';
 import { sendWebhookEvent } from '../src/webhooks/webhook.service.js';
-import { DeliveryPump } from '../src/webhooks/dispatcher.js';
-import { getQueue } from '../src/events/queue.js';
+import { deliveryPumpOf, DeliveryPump } from '../src/webhooks/dispatcher.js';
 import { freshDatabase, json, machine, pct, send, startChild } from './lib.js';
 
 // Statements sent to the database while the queue drains, per delivery.
@@ -131,8 +130,8 @@ try {
   // 2. Sustained throughput: deliveries queued while the worker is paused (manual send, one job
   // each), then drained; against a raw got POST loop of the same payload to the same receiver.
   const sample = (await api('GET', `/v1/stores/${store.id}/products?limit=1`, token)).data[0];
-  const queue = getQueue(service.deps);
-  await (service.deps.deliveryPump!).stop();
+  const queue = service.deps.queue;
+  await deliveryPumpOf(service.deps)!.stop();
   const sends: Promise<unknown>[] = [];
   for (let i = 0; i < BURST; i++) {
     sends.push(sendWebhookEvent({ ...ctx, em: service.deps.orm.em.fork() as typeof ctx.em, memberships: new Map() }, store.id, { event: 'productCreated', productId: sample.id }));

@@ -7,9 +7,10 @@ import { createHttpServer } from './server/http.js';
 import type { Deps } from './core/context.js';
 import type { Module } from './core/module.js';
 import { createLogger, type Logger } from './core/log.js';
-import { mailerModule } from './lib/mailer.js';
+import { createMailer } from './lib/mailer.js';
+import { createQueue, queueModule } from './events/queue.js';
 import { deliveryModule } from './webhooks/dispatcher.js';
-import { realtimeModule } from './events/hub.js';
+import { createHub, realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
 import { ordersModule } from './domains/orders/order.module.js';
@@ -28,18 +29,15 @@ import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
 
 /**
- * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
- * module can report; the mailer before modules that mail; the queue engine (delivery) before
- * anything that schedules jobs on it.
+ * The platform services' modules: the job engine first, then what keeps the auth cache and the
+ * realtime hub fed. They start before the modules, whatever list is given, and stop after them.
  */
-/** Platform services every module may rely on: started before the modules, whatever list is given, and stopped after them. */
-const PLATFORM: readonly Module[] = [authCacheModule];
+const PLATFORM: readonly Module[] = [queueModule, authCacheModule, realtimeModule];
 
+/** Every other module of the service, in start order (stopped in reverse). Metrics first, so every later module can report. */
 export const MODULES: readonly Module[] = [
   metricsModule,
-  mailerModule,
   deliveryModule,
-  realtimeModule,
   retentionModule,
   eventStreamModule,
   ordersModule,
@@ -63,7 +61,9 @@ export interface Service {
 
 /** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
 export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[]; log?: Logger } = {}): Promise<Service> {
-  const modules = [...PLATFORM, ...(opts.modules ?? MODULES)];
+  const given = opts.modules ?? MODULES;
+  // A list that names a platform module itself does not start it twice.
+  const modules = [...PLATFORM.filter((m) => !given.includes(m)), ...given];
   const target = await openDatabase(config, opts.log);
   const cleanups: Array<() => Promise<void>> = [() => target.close()];
   const close = async () => {
@@ -72,14 +72,18 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
   try {
     const orm = await initOrm(target, ENTITIES);
     cleanups.push(() => orm.close(true));
+    // The platform services are built here, so every field of Deps is set before any module starts.
+    const base = { config, orm, embedded: target.embedded, db: target, log: opts.log ?? createLogger(config.logLevel) };
     const authCache = new ProcessAuthCache();
+    const mailer = createMailer(base);
+    // Mail still being handed over is drained once the modules stopped, before the database closes.
+    cleanups.push(() => mailer.close());
     const deps: Deps = {
-      config,
-      orm,
-      embedded: target.embedded,
-      db: target,
+      ...base,
       modules,
-      log: opts.log ?? createLogger(config.logLevel),
+      queue: createQueue(base),
+      realtime: createHub(base),
+      mailer,
       authCache,
       resolveCaller: callerResolver(config.sessionTtlMs, authCache),
       eventSubjects: EVENT_SUBJECTS,

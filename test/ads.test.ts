@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { assertProblem, client, until, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import { metaUser, startFakeMeta, type FakeMeta } from './fakes/meta.js';
 import { sleep } from './receiver.js';
-import { sendConversion } from '../src/domains/ads/ads.conversions.js';
+import { conversionDirectories, sendConversion } from '../src/domains/ads/ads.conversions.js';
 
 let svc: TestService;
 let api: Api;
@@ -272,7 +272,7 @@ describe('Conversions API', () => {
     const inbound = await newOrder(s, { metadata: { connector: { integrationSource: 'inbound' } } });
     const plain = await ownerWithStore(api);
     const other = await newOrder(plain);
-    assert.equal(svc.service.deps.conversions?.get(plain.storeId), undefined, 'no directory entry: the write path asks nothing');
+    assert.equal(conversionDirectories.get(svc.service.deps)!.get(plain.storeId), undefined, 'no directory entry: the write path asks nothing');
     await until('the Lead', () => eventsOf(order.id).length);
     await sleep(2000);
     assert.deepEqual((await conversions(s.storeId, order.id)).map((r: any) => r.event_id), [`${order.id}:created`]);

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { client, within, signup, startTestService, type Api, type TestService } from './helpers.js';
+import { getOptions } from '../src/domains/options/options.cache.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
 
@@ -70,7 +71,7 @@ describe('options on two replicas of one PostgreSQL', { skip }, () => {
     assert.equal(reload.body.reloaded, true);
     assert.equal((await apiA('GET', '/v1/options/manual', { token: admin.token })).body.value, 'edited by hand');
     assert.ok((await within(1000, async () => (await apiB('GET', '/v1/options/manual', { token: admin.token })).body.value === 'edited by hand')) < 1000);
-    assert.equal(B.service.deps.options!.version, reload.body.version);
+    assert.equal(getOptions(B.service.deps).version, reload.body.version);
   });
 
   test('a replica whose LISTEN connection dropped catches up after reconnecting', async () => {

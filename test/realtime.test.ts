@@ -5,8 +5,6 @@ import pg from 'pg';
 import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, openSse, STORE_EVENTS } from './sse-client.js';
-import { getQueue } from '../src/events/queue.js';
-import { getHub } from '../src/events/hub.js';
 import { PRUNE_CRON, PRUNE_QUEUE } from '../src/events/retention.js';
 import { recordEvent } from '../src/events/outbox.js';
 import { transaction } from '../src/core/tx.js';
@@ -41,7 +39,7 @@ async function createOrder(storeId: string, token: string, extra: Record<string,
 
 /** Waits until this process's hub holds `n` more subscribers than `base`: a subscription is live. */
 async function hubReaches(n: number) {
-  const hub = getHub(svc.service.deps);
+  const hub = svc.service.deps.realtime;
   for (let i = 0; i < 250 && hub.size < n; i++) await sleep(20);
   assert.ok(hub.size >= n, `hub has ${hub.size} subscribers, expected ${n}`);
 }
@@ -194,7 +192,7 @@ describe('GraphQL subscription storeEvents over graphql-sse', () => {
 
   test('a closed subscription leaves the hub', async () => {
     const s = await ownerWithStore(api);
-    const hub = getHub(svc.service.deps);
+    const hub = svc.service.deps.realtime;
     const before = hub.size;
     const sub = gqlSubscribe(svc.url, s.token, STORE_EVENTS, { storeId: s.storeId });
     await sub.connected;
@@ -408,7 +406,7 @@ describe('the SSE stream GET /v1/stores/{storeId}/events/stream', () => {
 
   test('a closed stream leaves the hub', async () => {
     const s = await ownerWithStore(api);
-    const hub = getHub(svc.service.deps);
+    const hub = svc.service.deps.realtime;
     const before = hub.size;
     const sse = await openSse(streamUrl(s.storeId), { authorization: `Bearer ${s.token}` });
     await hubReaches(before + 1);
@@ -420,7 +418,7 @@ describe('the SSE stream GET /v1/stores/{storeId}/events/stream', () => {
 
 describe('retention', () => {
   test('the prune job is scheduled on the queue and removes only events older than 7 days', async () => {
-    const { boss } = getQueue(svc.service.deps);
+    const { boss } = svc.service.deps.queue;
     const schedules = await boss.getSchedules(PRUNE_QUEUE);
     assert.equal(schedules.length, 1);
     assert.equal(schedules[0].cron, PRUNE_CRON);

@@ -6,7 +6,7 @@ import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { createContext } from '../src/core/context.js';
 import { transaction } from '../src/core/tx.js';
 import { createProduct } from '../src/domains/products/product.service.js';
-import { processDelivery } from '../src/webhooks/dispatcher.js';
+import { deliveryPumpOf, processDelivery } from '../src/webhooks/dispatcher.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +79,7 @@ describe('restart', () => {
       const api1 = client(first.url);
       const s = await setup(api1, path);
       // Stop this process's worker so the jobs stay queued, as if it died right after commit.
-      await (first.service.deps.deliveryPump!).stop();
+      await deliveryPumpOf(first.service.deps)!.stop();
       for (let i = 0; i < 3; i++) {
         assert.equal((await api1('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: `Queued ${i}`, price: 1 } })).status, 201);
       }

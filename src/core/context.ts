@@ -6,9 +6,10 @@ import type { Config } from '../config.js';
 import { unauthenticated } from './errors.js';
 
 /**
- * Long-lived parts of the running service that services reach through the context. Each
- * subsystem adds its own typed field by declaration merging (`declare module '…/core/context.js'`)
- * and sets it when service.ts starts it; core itself knows none of them.
+ * Long-lived parts of the running service that services reach through the context, all built in
+ * service.ts before any module starts. The platform layers declare their own field by declaration
+ * merging (`db` in db/, `queue` and `realtime` in events/, `mailer` in lib/), so core imports none
+ * of them; a module keeps its own state off Deps, in a WeakMap keyed by it.
  */
 export interface Deps {
   config: Config;
@@ -19,6 +20,9 @@ export interface Deps {
   /** Who tokens are and which roles users hold, per process (the auth domain's cache). */
   authCache: AuthCache;
 }
+
+/** What the platform services (queue, realtime hub, mailer) are built from, before the rest of Deps. */
+export type BaseDeps = Pick<Deps, 'config' | 'orm' | 'embedded' | 'db' | 'log'>;
 
 /** A store membership as the authorization checker reads it. */
 export interface StoreMembership {

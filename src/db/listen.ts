@@ -19,7 +19,7 @@ export interface ListeningConnection extends Listener {
  * `onPayload(null)` after a reconnect, since notifications sent while no connection listened
  * are lost and whatever they would have said must be assumed.
  */
-export async function listenChannel(deps: Deps, channel: string, name: string, onPayload: (payload: string | null) => void): Promise<ListeningConnection> {
+export async function listenChannel(deps: Pick<Deps, 'db' | 'log'>, channel: string, name: string, onPayload: (payload: string | null) => void): Promise<ListeningConnection> {
   let client: pg.Client | null = null;
   let closed = false;
 

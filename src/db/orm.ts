@@ -40,7 +40,7 @@ export interface DatabaseTarget {
    * Calls `onPayload` for each NOTIFY on `channel` (committed transactions only); null after a
    * reconnect, when notifications may have been missed. Returns how to stop listening.
    */
-  listen(deps: Deps, channel: string, name: string, onPayload: (payload: string | null) => void): Promise<Listener>;
+  listen(deps: Pick<Deps, 'db' | 'log'>, channel: string, name: string, onPayload: (payload: string | null) => void): Promise<Listener>;
   /**
    * NOTIFYs on POOLED_CHANNELS as the ORM's own connections receive them. A session gets the
    * notifications of its own transaction before its COMMIT answers, so a cache invalidated from

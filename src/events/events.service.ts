@@ -3,7 +3,6 @@ import { requireActor, type Actor, type Ctx, type Deps } from '../core/context.j
 import { invalid } from '../core/errors.js';
 import { pageLimit } from '../lib/pagination.js';
 import type { CommittedEvent } from './bus.js';
-import { getHub } from './hub.js';
 import { EVENT_NAMES, normalizeStreamEvents } from './names.js';
 import { lastSeq, readEventsAfter } from './store-events.js';
 
@@ -99,7 +98,7 @@ export const MAX_QUEUED = 1_000;
 export async function subscribeStoreEvents(ctx: Ctx, storeId: string, events?: string[] | null): Promise<AsyncIterableIterator<StoreEventView>> {
   const actor = requireActor(ctx);
   const only = eventFilter(events);
-  const hub = getHub(ctx.deps);
+  const hub = ctx.deps.realtime;
   const after = ctx.deps.embedded ? undefined : await lastSeq(ctx.em, storeId);
 
   const queue: StoreEventView[] = [];

@@ -1,4 +1,4 @@
-import type { Deps } from '../core/context.js';
+import type { BaseDeps } from '../core/context.js';
 import { listenChannel } from '../db/listen.js';
 import type { Module } from '../core/module.js';
 import { eventBus, type CommittedEvent } from './bus.js';
@@ -17,6 +17,8 @@ export interface RealtimeHub {
   subscribe(storeId: string, listener: EventListener, after?: number): () => void;
   /** Local subscriber count (tests wait on it). */
   readonly size: number;
+  /** Starts hearing commits (`realtimeModule`); subscriptions come once HTTP listens, after it. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,15 +34,7 @@ interface StoreCursor {
   running: boolean;
 }
 
-export const getHub = (deps: Deps): RealtimeHub => {
-  const hub = deps.realtime;
-  if (!hub) throw new Error('the realtime hub is not started');
-  return hub;
-};
-
-/** Reconnect back-off; unref'd so that a closing process does not wait on it. */
-
-export async function startHub(deps: Deps): Promise<RealtimeHub> {
+export function createHub(deps: BaseDeps): RealtimeHub {
   const listeners = new Map<string, Set<EventListener>>();
   let size = 0;
   const deliver = (e: CommittedEvent) => {
@@ -67,37 +61,30 @@ export async function startHub(deps: Deps): Promise<RealtimeHub> {
     };
   };
 
-  if (deps.embedded) {
-    // One process owns the database: the outbox's in-process emitter carries every commit.
-    eventBus.on('event', deliver);
-    return {
-      subscribe: (storeId, listener) => add(storeId, listener),
-      get size() {
-        return size;
-      },
-      async close() {
-        eventBus.off('event', deliver);
-        listeners.clear();
-      },
-    };
-  }
-
-  const source = await startListener(deps, deliver, (storeId) => listeners.has(storeId));
+  // Embedded: one process owns the database, and the outbox's in-process emitter carries every
+  // commit. A server: one LISTEN connection per replica (see startListener).
+  let source: Awaited<ReturnType<typeof startListener>> | null = null;
   return {
+    async start() {
+      if (deps.embedded) eventBus.on('event', deliver);
+      else source = await startListener(deps, deliver, (storeId) => listeners.has(storeId));
+    },
     subscribe(storeId, listener, after) {
       const remove = add(storeId, listener);
-      source.watch(storeId, after);
+      source?.watch(storeId, after);
       return () => {
         remove();
-        if (!listeners.has(storeId)) source.unwatch(storeId);
+        if (!listeners.has(storeId)) source?.unwatch(storeId);
       };
     },
     get size() {
       return size;
     },
     async close() {
+      eventBus.off('event', deliver);
       listeners.clear();
-      await source.close();
+      await source?.close();
+      source = null;
     },
   };
 }
@@ -109,7 +96,7 @@ export async function startHub(deps: Deps): Promise<RealtimeHub> {
  * commit), so reading "after the last one handed out" never skips one, and after a lost
  * connection the same read catches every watched store up.
  */
-async function startListener(deps: Deps, deliver: EventListener, watched: (storeId: string) => boolean) {
+async function startListener(deps: BaseDeps, deliver: EventListener, watched: (storeId: string) => boolean) {
   const cursors = new Map<string, StoreCursor>();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
@@ -213,15 +200,15 @@ async function startListener(deps: Deps, deliver: EventListener, watched: (store
 
 declare module '../core/context.js' {
   interface Deps {
-    realtime?: RealtimeHub;
+    /** This process's realtime subscribers (built in service.ts, started by `realtimeModule`). */
+    realtime: RealtimeHub;
   }
 }
 
 export const realtimeModule: Module = {
   name: 'realtime',
   start: async (deps) => {
-    const hub = await startHub(deps);
-    deps.realtime = hub;
-    return () => hub.close();
+    await deps.realtime.start();
+    return () => deps.realtime.close();
   },
 };

@@ -4,7 +4,7 @@ import { inTransaction, type TxCtx } from '../core/tx.js';
 import { executePrepared } from '../db/prepared.js';
 import type { Ctx, Deps } from '../core/context.js';
 import { entityOf, isUpdated, type EventName, type RealtimeOnlyEvent } from './names.js';
-import { deliveryInsertSql, enqueueDeliveries, getQueue, type DeliveryJob } from './queue.js';
+import { deliveryInsertSql, enqueueDeliveries, type DeliveryJob } from './queue.js';
 import { eventBus, type CommittedEvent } from './bus.js';
 
 export interface DomainEvent {
@@ -119,7 +119,7 @@ export async function writeWithEvent(
   );
   if (row?.seq === null || row?.seq === undefined) return null;
   const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp, data: data ?? row.data! };
-  if (Number(row.hooks) > 0) getQueue(ctx.deps).wake();
+  if (Number(row.hooks) > 0) ctx.deps.queue.wake();
   // One process: the in-process emitter is the whole fan-out.
   if (ctx.deps.embedded) eventBus.emit('event', committed);
   return committed;

@@ -1,6 +1,7 @@
 import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
 import { insertJobs } from 'pg-boss/dist/plans.js';
-import type { Deps } from '../core/context.js';
+import type { BaseDeps, Deps } from '../core/context.js';
+import type { Module } from '../core/module.js';
 import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
 
@@ -11,6 +12,16 @@ const ROWS_PARAM = '$1::text::json';
 
 /** How often a server replica looks for expired claims (and refreshes the queue's counters). */
 export const SUPERVISE_SECONDS = 5;
+
+/** The longest a webhook delivery attempt may take, the receiver's whole answer included. */
+export const DELIVERY_TIMEOUT_MS = 30_000;
+
+/**
+ * A claimed delivery expires this long after its claim: just above the 30 s delivery timeout, so a
+ * live attempt always settles first, while a replica that died mid-attempt has its jobs handed out
+ * again (same X-Svc-Delivery) at the next supervise pass, within about 45 s of the claim.
+ */
+export const DELIVERY_EXPIRE_SECONDS = Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 5;
 
 /** One delivery attempt to make: everything needed to build the payload at send time. */
 export interface DeliveryJob {
@@ -41,17 +52,22 @@ export interface Queue {
   /** Wakes this process's delivery workers at once instead of at their next poll. */
   wake(): void;
   onWake(fn: () => void): void;
+  /** Registers a worker of this process: a commit that queued jobs on its queue wakes it at once (`enqueueInTransaction`). */
+  addLocalWorker(queue: string, workerId: string): void;
+  /** Wakes this process's registered workers of a queue instead of leaving them to their next poll. */
+  wakeLocal(queue: string): void;
   /** pg-boss's own insert of delivery jobs (its queue's table and settings), known once the queue exists. */
   deliveryInsert?: string;
 }
 
 declare module '../core/context.js' {
   interface Deps {
-    queue?: Queue;
+    /** The job engine every module schedules on (built in service.ts, started by `queueModule`). */
+    queue: Queue;
   }
 }
 
-export function createQueue(deps: Deps): Queue {
+export function createQueue(deps: BaseDeps): Queue {
   const target: DatabaseTarget = deps.db;
   const boss = new PgBoss({
     // Embedded mode shares the ORM's single connection (see EMBEDDED_POOL_MAX); a server gets its own pool.
@@ -69,6 +85,7 @@ export function createQueue(deps: Deps): Queue {
   });
   boss.on('error', (err) => deps.log.error({ err: err.message }, 'queue error'));
   const wakers: Array<() => void> = [];
+  const local = new Map<string, string[]>();
   return {
     boss,
     wake: () => {
@@ -77,14 +94,14 @@ export function createQueue(deps: Deps): Queue {
     onWake: (fn) => {
       wakers.push(fn);
     },
+    addLocalWorker: (queue, workerId) => {
+      local.set(queue, [...(local.get(queue) ?? []), workerId]);
+    },
+    wakeLocal: (queue) => {
+      for (const id of local.get(queue) ?? []) boss.notifyWorker(id);
+    },
   };
 }
-
-export const getQueue = (deps: Deps) => {
-  const q = deps.queue;
-  if (!q) throw new Error('the queue is not started');
-  return q;
-};
 
 /** Prepares `deliveryInsertSql` once the delivery queue exists (its table is pg-boss's choice). */
 export async function prepareDeliveryInsert(queue: Queue): Promise<void> {
@@ -101,7 +118,7 @@ export async function prepareDeliveryInsert(queue: Queue): Promise<void> {
  * being the DeliveryJob with `id` as its deliveryId. Policies, retries and expiry are the queue's.
  */
 export function deliveryInsertSql(deps: Deps, rows: string): string {
-  const sql = getQueue(deps).deliveryInsert;
+  const sql = deps.queue.deliveryInsert;
   if (!sql) throw new Error('the delivery queue is not prepared');
   return sql.replace(ROWS_PARAM, () => rows);
 }
@@ -109,7 +126,7 @@ export function deliveryInsertSql(deps: Deps, rows: string): string {
 /** Enqueue through the transaction's own connection: the jobs commit or vanish with the write. */
 export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise<void> {
   if (!jobs.length) return;
-  const queue = getQueue(tx.deps);
+  const queue = tx.deps.queue;
   const trx = tx.em.getTransactionContext();
   if (!trx) throw new Error('enqueueDeliveries needs a transaction');
   await queue.boss.insert(
@@ -120,10 +137,47 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
   tx.afterCommit.push(() => queue.wake());
 }
 
-/** Enqueue jobs of any queue through the transaction's own connection (same guarantee as deliveries). */
+/**
+ * Enqueue jobs of any queue through the transaction's own connection (same guarantee as
+ * deliveries); this process's workers of that queue wake once it committed.
+ */
 export async function enqueueInTransaction(tx: TxCtx, queue: string, jobs: JobInsert[]): Promise<void> {
   if (!jobs.length) return;
   const trx = tx.em.getTransactionContext();
   if (!trx) throw new Error('enqueueInTransaction needs a transaction');
-  await getQueue(tx.deps).boss.insert(queue, jobs, { db: knexDb(trx) });
+  const engine = tx.deps.queue;
+  await engine.boss.insert(queue, jobs, { db: knexDb(trx) });
+  tx.afterCommit.push(() => engine.wakeLocal(queue));
 }
+
+/**
+ * The job engine, started before every other module and stopped after them (service.ts): the
+ * delivery queue exists, its insert prepared, before anything can write an event.
+ */
+export const queueModule: Module = {
+  name: 'queue',
+  start: async (deps) => {
+    const { queue } = deps;
+    await queue.boss.start();
+    const stop = () => queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
+    try {
+      // Created at start, outside any transaction (embedded mode has one database session); an
+      // existing queue takes the current settings too.
+      const settings = {
+        expireInSeconds: DELIVERY_EXPIRE_SECONDS,
+        retryLimit: 5,
+        retryDelay: 2,
+        deleteAfterSeconds: 3600,
+        notify: !deps.embedded,
+      };
+      await queue.boss.createQueue(DELIVERY_QUEUE, settings as never);
+      await queue.boss.updateQueue(DELIVERY_QUEUE, settings as never);
+      await prepareDeliveryInsert(queue);
+    } catch (err) {
+      // A start that failed halfway leaves no pool or timer behind to keep the process alive.
+      await stop().catch(() => {});
+      throw err;
+    }
+    return stop;
+  },
+};

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Module } from '../core/module.js';
-import { getQueue } from './queue.js';
 import { pruneEvents } from './store-events.js';
 
 export const PRUNE_QUEUE = 'store-events-prune';
@@ -13,7 +12,7 @@ export const PRUNE_CRON = '17 * * * *';
 export const retentionModule: Module = {
   name: 'event-retention',
   start: async (deps) => {
-  const { boss } = getQueue(deps);
+  const { boss } = deps.queue;
   await boss.createQueue(PRUNE_QUEUE, { expireInSeconds: 600, retryLimit: 2, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
   // Stored in the database: every replica scheduling it at start keeps one schedule, claimed by one worker per tick.
   await boss.schedule(PRUNE_QUEUE, PRUNE_CRON);

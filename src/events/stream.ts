@@ -5,7 +5,6 @@ import { AppError, problem } from '../core/errors.js';
 import { sendProblem } from '../edge/http-problem.js';
 import { requireStorePermission } from '../core/policy.js';
 import type { CommittedEvent } from './bus.js';
-import { getHub } from './hub.js';
 import { eventFilter, eventView, parseCursor, watchAccess } from './events.service.js';
 import { lastSeq, readEventsAfter } from './store-events.js';
 
@@ -94,7 +93,7 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
     res.write(formatEvent(e));
     if (res.writableLength > MAX_UNSENT_BYTES) res.destroy();
   };
-  const unsubscribe = getHub(deps).subscribe(
+  const unsubscribe = deps.realtime.subscribe(
     storeId,
     (e) => {
       if (!backlog) return send(e);

@@ -2,8 +2,7 @@ import { createRequire } from 'node:module';
 import type nodemailerModule from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../core/context.js';
-import type { Module } from '../core/module.js';
+import type { BaseDeps } from '../core/context.js';
 import { OutboxMail } from './mail.entity.js';
 
 export interface MailAttachment {
@@ -41,20 +40,20 @@ export interface Mailer {
 type Log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
 
 /** Mail log lines name the subject, never the recipient or the body (which carries single-use tokens). */
-const logger = (deps: Deps): Log => (level, msg, fields) => deps.log[level](fields, msg);
+const logger = (deps: BaseDeps): Log => (level, msg, fields) => deps.log[level](fields, msg);
 
 /**
  * Outside production with no SMTP, mail is printed to stdout as readable text, link included, so a
  * newcomer can finish verification and resets locally (a console backend, not a log line).
  */
-function printMail(deps: Deps, mail: OutgoingMail): void {
+function printMail(deps: BaseDeps, mail: OutgoingMail): void {
   if (deps.config.production || deps.config.logLevel === 'silent') return;
   const rule = '-'.repeat(72);
   process.stdout.write(`${rule}\nEmail (not sent: SOUK_SMTP_URL is not set)\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n${rule}\n`);
 }
 
 /** Over SMTP in the background, so a slow mail server never holds up an API response. */
-function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
+function smtpMailer(deps: BaseDeps, url: string, log: Log): Mailer {
   // Required only when SMTP is configured: without it, nodemailer would only slow the start.
   const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof nodemailerModule;
   const transport: Transporter = nodemailer.createTransport(url);
@@ -92,7 +91,7 @@ function smtpMailer(deps: Deps, url: string, log: Log): Mailer {
 }
 
 /** Without SMTP the mail is kept in mail_outbox (and printed outside production). */
-function outboxMailer(deps: Deps, log: Log): Mailer {
+function outboxMailer(deps: BaseDeps, log: Log): Mailer {
   const keep = async (mail: OutgoingMail) => {
     try {
       const em = deps.orm.em.fork() as EntityManager;
@@ -114,27 +113,14 @@ function outboxMailer(deps: Deps, log: Log): Mailer {
   };
 }
 
-export function createMailer(deps: Deps): Mailer {
+export function createMailer(deps: BaseDeps): Mailer {
   const log = logger(deps);
   return deps.config.smtpUrl ? smtpMailer(deps, deps.config.smtpUrl, log) : outboxMailer(deps, log);
 }
 
 declare module '../core/context.js' {
   interface Deps {
-    mailer?: Mailer;
+    /** Built in service.ts with the other platform services; drained after the modules stop. */
+    mailer: Mailer;
   }
 }
-
-/** The service's mailer, created with the modules and drained before the database closes. */
-export function mailer(deps: Deps): Mailer {
-  deps.mailer ??= createMailer(deps);
-  return deps.mailer;
-}
-
-export const mailerModule: Module = {
-  name: 'mailer',
-  start: async (deps) => {
-    const m = mailer(deps);
-    return () => m.close();
-  },
-};

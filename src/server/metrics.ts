@@ -29,7 +29,7 @@ function createMetrics(deps: Deps): { registry: Registry; metrics: Metrics } {
     help: "This process's realtime subscribers (GraphQL subscriptions and SSE streams)",
     registers: [registry],
     collect() {
-      this.set(deps.realtime?.size ?? 0);
+      this.set(deps.realtime.size);
     },
   });
   new Gauge({
@@ -60,11 +60,8 @@ function createMetrics(deps: Deps): { registry: Registry; metrics: Metrics } {
   };
 }
 
-declare module '../core/context.js' {
-  interface Deps {
-    metricsRegistry?: Registry;
-  }
-}
+/** Each running service's registry, once its metrics module started with metrics on. */
+const registries = new WeakMap<Deps, Registry>();
 
 /**
  * Prometheus metrics, off unless SOUK_METRICS=1 (then at GET /metrics) or SOUK_METRICS_PORT is set
@@ -75,7 +72,7 @@ export const metricsModule: Module = {
   start: async (deps) => {
     if (!deps.config.metrics && deps.config.metricsPort === null) return;
     const made = createMetrics(deps);
-    deps.metricsRegistry = made.registry;
+    registries.set(deps, made.registry);
     deps.metrics = made.metrics;
     if (deps.config.metricsPort === null) return;
     const reg = made.registry;
@@ -93,7 +90,7 @@ export const metricsModule: Module = {
     register: (app, deps) => {
       if (!deps.config.metrics || deps.config.metricsPort !== null) return;
       app.get('/metrics', async (_req, reply) => {
-        const reg = deps.metricsRegistry!;
+        const reg = registries.get(deps)!;
         return reply.type(reg.contentType).send(await reg.metrics());
       });
     },

@@ -1,19 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../core/context.js';
 import type { Module } from '../core/module.js';
-import { createQueue, DELIVERY_QUEUE, prepareDeliveryInsert, type DeliveryJob, type Queue } from '../events/queue.js';
+import { DELIVERY_QUEUE, DELIVERY_TIMEOUT_MS, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
-import { DELIVERY_TIMEOUT_MS, NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
+import { NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
 
 export const HISTORY_KEPT = 50;
-
-/**
- * A claimed delivery expires this long after its claim: just above the 30 s delivery timeout, so a
- * live attempt always settles first, while a replica that died mid-attempt has its jobs handed out
- * again (same X-Svc-Delivery) at the next supervise pass, within about 45 s of the claim.
- */
-export const DELIVERY_EXPIRE_SECONDS = Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 5;
 
 export interface RecordedAttempt extends AttemptResult {
   id: string;
@@ -315,38 +308,19 @@ export class DeliveryPump {
   }
 }
 
-declare module '../core/context.js' {
-  interface Deps {
-    deliveryPump?: DeliveryPump;
-  }
-}
+const pumps = new WeakMap<Deps, DeliveryPump>();
 
-/** The queue engine and the delivery pump; the queue starts first, later modules schedule on it. */
+/** The running service's delivery pump, once the delivery module started (tests stop it to play a dead replica). */
+export const deliveryPumpOf = (deps: Deps): DeliveryPump | undefined => pumps.get(deps);
+
+/** The delivery pump: claims and sends the delivery queue's jobs (the queue module made the queue). */
 export const deliveryModule: Module = {
   name: 'webhook-delivery',
   start: async (deps) => {
-  const queue = createQueue(deps);
-  await queue.boss.start();
-  // Created at start, outside any transaction (embedded mode has one database session); an
-  // existing queue takes the current settings too.
-  const settings = {
-    expireInSeconds: DELIVERY_EXPIRE_SECONDS,
-    retryLimit: 5,
-    retryDelay: 2,
-    deleteAfterSeconds: 3600,
-    notify: !deps.embedded,
-  };
-  await queue.boss.createQueue(DELIVERY_QUEUE, settings as never);
-  await queue.boss.updateQueue(DELIVERY_QUEUE, settings as never);
-  await prepareDeliveryInsert(queue);
-  deps.queue = queue;
-  await sealLegacyHeaders(deps);
-  const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);
-  deps.deliveryPump = pump;
-  pump.start();
-  return async () => {
-    await pump.stop();
-    await queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
-  };
+    await sealLegacyHeaders(deps);
+    const pump = new DeliveryPump(deps, deps.queue, deps.config.deliveryConcurrency);
+    pumps.set(deps, pump);
+    pump.start();
+    return () => pump.stop();
   },
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Ctx } from '../core/context.js';
+import type { Ctx, Deps } from '../core/context.js';
 import { AppError, conflict, notFound } from '../core/errors.js';
 import { transaction } from '../core/tx.js';
 import { enqueueDeliveries } from '../events/queue.js';
@@ -9,18 +9,16 @@ import { SlidingWindowLimiter } from '../lib/rate-limit.js';
 /** Manual redeliveries a store may ask for per minute: a receiver fixing its endpoint replays a few, not a flood. */
 export const REDELIVERIES_PER_MINUTE = 30;
 
-declare module '../core/context.js' {
-  interface Deps {
-    redeliveryLimiter?: SlidingWindowLimiter;
-  }
-}
+/** Each running service's redelivery limiter, made on first use. */
+const limiterOf = new WeakMap<Deps, SlidingWindowLimiter>();
 
 /**
  * Sends a history entry's payload again as a new delivery (a new X-Svc-Delivery), queued like
  * any other and recorded in history with `redeliveryOf`.
  */
 export async function redeliver(ctx: Ctx, storeId: string, webhookId: string, deliveryId: string): Promise<{ webhookId: string; deliveryId: string; redeliveryOf: string }> {
-  const limiter = (ctx.deps.redeliveryLimiter ??= new SlidingWindowLimiter(REDELIVERIES_PER_MINUTE, 60_000));
+  let limiter = limiterOf.get(ctx.deps);
+  if (!limiter) limiterOf.set(ctx.deps, (limiter = new SlidingWindowLimiter(REDELIVERIES_PER_MINUTE, 60_000)));
   if (!/^[0-9a-f-]{36}$/i.test(deliveryId)) throw notFound('delivery');
   const [row] = await (ctx.em as EntityManager).execute<Array<{ event: string; test: boolean; payload: { timestamp: string; data: Record<string, unknown> } | null }>>(
     `select d.event, d.test, d.payload from webhook_deliveries d join webhooks w on w.id = d.webhook_id

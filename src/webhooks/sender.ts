@@ -7,7 +7,6 @@ import { BLOCKED_MESSAGE, BlockedAddressError, guardedLookup, isBlockedAddress }
 import { sign } from './secrets.js';
 
 export const USER_AGENT = 'Svc-Webhooks/2.0';
-export const DELIVERY_TIMEOUT_MS = 30_000;
 export const TEST_TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_CHARS = 1024;
 

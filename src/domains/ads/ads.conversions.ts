@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../../core/context.js';
 import type { TxCtx } from '../../core/tx.js';
-import { enqueueInTransaction, getQueue } from '../../events/queue.js';
+import { enqueueInTransaction } from '../../events/queue.js';
 import { AdsError, type ConversionEvent } from '../../providers/ads.js';
 import { loadIntegration } from '../integrations/integration.access.js';
 import { systemContext } from '../carrier/carrier.client.js';
@@ -132,13 +132,8 @@ function reached(w: OrderWrite): Trigger[] {
   return out;
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    conversions?: ConversionDirectory;
-    /** The conversion worker, woken after a commit queued events. */
-    conversionWorker?: string;
-  }
-}
+/** Each running service's directory, kept by the ads module. */
+export const conversionDirectories = new WeakMap<Deps, ConversionDirectory>();
 
 /**
  * The order write hook: nothing (no query) for a store without the Conversions API or for an
@@ -146,7 +141,7 @@ declare module '../../core/context.js' {
  * transaction.
  */
 export async function queueConversions(tx: TxCtx, w: OrderWrite): Promise<void> {
-  const capi = tx.deps.conversions?.get(w.storeId);
+  const capi = conversionDirectories.get(tx.deps)?.get(w.storeId);
   if (!capi || w.inbound) return;
   const triggers = reached(w).filter((t) => capi.eventMap[t]);
   if (!triggers.length) return;
@@ -164,10 +159,6 @@ export async function queueConversions(tx: TxCtx, w: OrderWrite): Promise<void> 
   }
   if (!fresh.length) return;
   await enqueueInTransaction(tx, CAPI_QUEUE, fresh.map((eventId) => ({ data: { storeId: w.storeId, eventId } })));
-  const deps = tx.deps;
-  tx.afterCommit.push(() => {
-    if (deps.conversionWorker) getQueue(deps).boss.notifyWorker(deps.conversionWorker);
-  });
 }
 
 interface ConversionRow {

@@ -1,8 +1,7 @@
 import type { JobResult } from 'pg-boss';
 import type { Module } from '../../core/module.js';
-import { getQueue } from '../../events/queue.js';
 import { ADS_KEY, disconnectAds } from './ads.service.js';
-import { CAPI_QUEUE, ConversionDirectory, DIRECTORY_REFRESH_MS, conversionsQueueOptions, queueConversions, sendConversion } from './ads.conversions.js';
+import { CAPI_QUEUE, ConversionDirectory, conversionDirectories, DIRECTORY_REFRESH_MS, conversionsQueueOptions, queueConversions, sendConversion } from './ads.conversions.js';
 
 interface ConversionJob {
   storeId: string;
@@ -15,13 +14,12 @@ export const adsModule: Module = {
   start: async (deps) => {
     const directory = new ConversionDirectory(deps);
     await directory.reload();
-    deps.conversions = directory;
-    deps.refreshConversionSettings = (storeId) => directory.reloadStore(storeId);
+    conversionDirectories.set(deps, directory);
     const timer = setInterval(() => {
       directory.reload().catch((err) => deps.log.warn({ err: (err as Error).message }, 'conversion settings not reloaded'));
     }, DIRECTORY_REFRESH_MS);
     timer.unref();
-    const { boss } = getQueue(deps);
+    const { boss } = deps.queue;
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(CAPI_QUEUE, conversionsQueueOptions(deps) as never);
     // Up to 10 events at a time, each settled on its own (one failing event retries alone); retries
@@ -39,18 +37,18 @@ export const adsModule: Module = {
         }),
       ),
     );
-    deps.conversionWorker = workerId;
+    deps.queue.addLocalWorker(CAPI_QUEUE, workerId);
     return async () => {
       clearInterval(timer);
       await boss.offWork(CAPI_QUEUE, { id: workerId, wait: true });
     };
   },
   onOrderWritten: queueConversions,
-  followsOrders: (deps, storeId) => !!deps.conversions?.get(storeId),
+  followsOrders: (deps, storeId) => !!conversionDirectories.get(deps)?.get(storeId),
   onIntegrationDeleted: async (ctx, integration) => {
     if (integration.key === ADS_KEY) await disconnectAds(ctx, integration.storeId);
   },
   onIntegrationChanged: async (ctx, storeId, key) => {
-    if (key === ADS_KEY) await ctx.deps.refreshConversionSettings?.(storeId);
+    if (key === ADS_KEY) await conversionDirectories.get(ctx.deps)?.reloadStore(storeId);
   },
 };

@@ -11,6 +11,7 @@ import { StoreIntegration } from '../integrations/integration.entity.js';
 import { KINDS, MAX_INTEGRATIONS, validateConfig } from '../integrations/integration.kinds.js';
 import { markIntegration } from '../integrations/integration.access.js';
 import { integrationView } from '../integrations/integration.service.js';
+import { integrationChanged } from '../integrations/integration.hooks.js';
 import { callbackUrl, createState, returnUrlOf, withStatus, type OAuthState } from '../integrations/oauth-state.js';
 import type { AdAccountPage, AdsConnectionType, AdsOAuthStartInput, AdsOAuthStartType, AdsSettingsInput } from './ads.types.js';
 
@@ -205,13 +206,6 @@ function eventMapPatch(current: Record<string, string>, patch: Record<string, un
   return next;
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    /** Re-reads a store's Conversions API settings into this process's directory (set by the ads module). */
-    refreshConversionSettings?: (storeId: string) => Promise<void>;
-  }
-}
-
 /**
  * PATCH /ads/settings: a partial update (omitted fields stay, null clears). A chosen ad account
  * must be one of the connected user's (its currency becomes the default); enabling the
@@ -255,7 +249,8 @@ export async function updateAdsSettings(ctx: Ctx, storeId: string, input: AdsSet
     row.updatedAt = now;
     await tx.em.flush();
   });
-  await ctx.deps.refreshConversionSettings?.(storeId);
+  // The settings live in the store's integration: the ads module re-reads them as for any registry write.
+  await integrationChanged(ctx, storeId, ADS_KEY);
   return getAdsConnection(ctx, storeId);
 }
 

@@ -4,19 +4,12 @@ import type { Module } from '../../core/module.js';
 import { createContext, requireActor, type Deps } from '../../core/context.js';
 import { AppError, notFound, problem } from '../../core/errors.js';
 import { requireStorePermission } from '../../core/policy.js';
-import { getQueue } from '../../events/queue.js';
 import { localImages } from '../../providers/local-images/local-images.js';
 import { openAiImages } from '../../providers/openai-images/openai-images.js';
 import type { ImageProvider } from '../../providers/images.js';
 import { verifyAssetSignature } from './asset-urls.js';
-import { AI_QUEUE, GENERATION_TIMEOUT_MS, RETRY_LIMIT } from './generation.service.js';
+import { AI_QUEUE, GENERATION_TIMEOUT_MS, imageProviders, RETRY_LIMIT } from './generation.service.js';
 import { GenerationWorker } from './generation.worker.js';
-
-declare module '../../core/context.js' {
-  interface Deps {
-    aiWorker?: GenerationWorker;
-  }
-}
 
 /** The provider SOUK_AI_PROVIDER names; null when it is `openai` without an API key. */
 export function configuredProvider(deps: Deps): ImageProvider | null {
@@ -82,8 +75,8 @@ const problemResponse = (description: string) => ({
 export const aiModule: Module = {
   name: 'ai',
   start: async (deps) => {
-    deps.images = configuredProvider(deps);
-    const { boss } = getQueue(deps);
+    imageProviders.set(deps, configuredProvider(deps));
+    const { boss } = deps.queue;
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(AI_QUEUE, {
       // The worker's own 120 s limit ends an attempt first; this only bounds a claim nobody settles.
@@ -96,8 +89,6 @@ export const aiModule: Module = {
       notify: !deps.embedded,
     } as never);
     const worker = new GenerationWorker(deps, boss);
-    deps.aiWorker = worker;
-    deps.wakeAiWorkers = () => worker.wake();
     await worker.start();
     return () => worker.stop();
   },

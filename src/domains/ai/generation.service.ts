@@ -42,18 +42,13 @@ export interface GenerationJob {
   baseColors?: string[];
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    /** The configured image provider; null when `openai` is chosen but not configured. */
-    images?: ImageProvider | null;
-    /** Wakes this process's generation workers after a commit queued jobs. */
-    wakeAiWorkers?: () => void;
-  }
-}
+/** Each running service's configured image provider (set by the AI module); null when `openai` is chosen but not configured. */
+export const imageProviders = new WeakMap<Deps, ImageProvider | null>();
 
 /** The provider for new generations; chosen but unconfigured → 503. */
 export function requireImageProvider(deps: Deps): ImageProvider {
-  if (deps.images) return deps.images;
+  const provider = imageProviders.get(deps);
+  if (provider) return provider;
   throw notConfigured('The openai image provider', 'SOUK_AI_API_KEY');
 }
 
@@ -226,7 +221,6 @@ export async function queueGenerations(tx: TxCtx, studio: BrandStudio, g: BrandG
     })),
   );
   for (const gen of generations) await emitGeneration(tx, studio.storeId, generationView(tx.deps, gen, []));
-  tx.afterCommit.push(() => tx.deps.wakeAiWorkers?.());
   return generations;
 }
 

@@ -7,7 +7,7 @@ import { ImageProviderError, type GeneratedImage } from '../../providers/images.
 import { derivePalette, drawSwatch } from '../../providers/local-images/draw.js';
 import { newId } from '../../lib/ids.js';
 import { AiAsset, AiGeneration } from './brand-studio.entity.js';
-import { AI_QUEUE, emitGeneration, GENERATION_TIMEOUT_MS, generationView, MAX_ASSET_BYTES, MAX_ATTEMPTS, type GenerationJob } from './generation.service.js';
+import { AI_QUEUE, emitGeneration, GENERATION_TIMEOUT_MS, generationView, imageProviders, MAX_ASSET_BYTES, MAX_ATTEMPTS, type GenerationJob } from './generation.service.js';
 
 /** A processing attempt's lease, renewed while its worker lives; past it the attempt is taken for dead. */
 export const LEASE_MS = 10_000;
@@ -110,7 +110,6 @@ async function settleFailure(deps: Deps, g: AiGeneration, attempt: number, retry
  */
 export class GenerationWorker {
   private readonly inflight = new Map<string, AbortController>();
-  private readonly workerIds: string[] = [];
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
   private stopping = false;
@@ -124,15 +123,10 @@ export class GenerationWorker {
     for (let i = 0; i < CONCURRENCY; i++) {
       // NOTIFY wakes workers for new jobs only; a retry becomes due silently, so polling stays brisk.
       const options = { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 };
-      this.workerIds.push(await this.boss.work<GenerationJob>(AI_QUEUE, options, ([job]) => this.handle(job)));
+      this.deps.queue.addLocalWorker(AI_QUEUE, await this.boss.work<GenerationJob>(AI_QUEUE, options, ([job]) => this.handle(job)));
     }
     this.sweepTimer = setInterval(() => this.sweepSoon(), SWEEP_MS);
     this.sweepSoon();
-  }
-
-  /** Wakes the idle workers (jobs were just committed). */
-  wake(): void {
-    for (const id of this.workerIds) this.boss.notifyWorker(id);
   }
 
   async stop(): Promise<void> {
@@ -176,7 +170,7 @@ export class GenerationWorker {
     for (const r of stale) {
       if (r.job_id) await this.boss.fail(AI_QUEUE, { id: r.job_id, retryCount: r.attempts - 1 }, { message: 'the worker stopped during the attempt' });
     }
-    if (stale.length) this.wake();
+    if (stale.length) this.deps.queue.wakeLocal(AI_QUEUE);
     return stale.length;
   }
 
@@ -222,7 +216,7 @@ export class GenerationWorker {
         return { png: drawSwatch(colors, g.width, g.height), width: g.width, height: g.height, colors };
       });
     }
-    const provider = this.deps.images;
+    const provider = imageProviders.get(this.deps);
     if (!provider || provider.name !== g.provider) throw new ImageProviderError(`the ${g.provider} image provider is not configured on this server`, false);
     return provider.generate({ prompt: g.prompt, width: g.width, height: g.height, n: g.n, seed: g.seed }, signal);
   }

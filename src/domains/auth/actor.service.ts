@@ -59,6 +59,7 @@ export async function resolveActor(em: EntityManager, presented: string, session
   if (token.lastUsedAt === null || nowMs - token.lastUsedAt > resolution) {
     const now = new Date(nowMs);
     // A session expires SOUK_SESSION_TTL after its last use; app tokens keep their fixed expiry.
+    // One statement on its own, before the request has a context: bookkeeping, not a mutation.
     if (token.kind === 'session') {
       await em.execute('update auth_tokens set last_used_at = ?, expires_at = ? where id = ?', [now, new Date(nowMs + sessionTtlMs), token.id]);
       token.expiresAt = nowMs + sessionTtlMs;

@@ -5,10 +5,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuthToken } from './token.entity.js';
 import { User } from './user.entity.js';
 import { AppError, conflict, invalid } from '../../core/errors.js';
-import { requireActor, sha256, type Ctx } from '../../core/context.js';
+import { requireActor, sha256, type Ctx, type Deps } from '../../core/context.js';
 import { transaction } from '../../core/tx.js';
 import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
-import { mailer, type OutgoingMail } from '../../lib/mailer.js';
+import type { OutgoingMail } from '../../lib/mailer.js';
 import { verificationMail } from './mails.js';
 
 /** argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's baseline). */
@@ -45,28 +45,28 @@ export function issueToken(ctx: Ctx, userId: string, opts: Partial<Pick<AuthToke
   return { token, record };
 }
 
-export interface AuthLimiters {
+interface AuthLimiters {
   ip: SlidingWindowLimiter;
   email: SlidingWindowLimiter;
 }
+
+/** Each running service's sign-in, sign-up and reset limiters, made on first use (replicas in one test process count apart). */
+const limitersOf = new WeakMap<Deps, AuthLimiters>();
 
 /**
  * Password guessing and account spam are slowed per client IP and per email; every
  * attempt counts, so a wrong password and an unknown email are limited alike.
  */
-declare module '../../core/context.js' {
-  interface Deps {
-    /** Per-process sign-in, sign-up and reset limiters, made on first use. */
-    authLimiters?: AuthLimiters;
-  }
-}
-
 export function limitAuthAttempt(ctx: Ctx, email: string): void {
   const { config } = ctx.deps;
-  const limiters = (ctx.deps.authLimiters ??= {
-    ip: new SlidingWindowLimiter(config.authRateLimitPerIp, config.authRateWindowMs),
-    email: new SlidingWindowLimiter(config.authRateLimitPerEmail, config.authRateWindowMs),
-  });
+  let limiters = limitersOf.get(ctx.deps);
+  if (!limiters) {
+    limiters = {
+      ip: new SlidingWindowLimiter(config.authRateLimitPerIp, config.authRateWindowMs),
+      email: new SlidingWindowLimiter(config.authRateLimitPerEmail, config.authRateWindowMs),
+    };
+    limitersOf.set(ctx.deps, limiters);
+  }
   enforce([
     [limiters.ip, ctx.ip],
     [limiters.email, normalizeEmail(email)],
@@ -75,7 +75,7 @@ export function limitAuthAttempt(ctx: Ctx, email: string): void {
 
 /** Mail goes out only once the transaction that created its code has committed. */
 export async function sendAll(ctx: Ctx, mails: OutgoingMail[]): Promise<void> {
-  for (const mail of mails) await mailer(ctx.deps).send(mail);
+  for (const mail of mails) await ctx.deps.mailer.send(mail);
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Deps } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
-import { getQueue } from '../../events/queue.js';
 import { CarrierError, type CarrierParcelState } from '../../providers/carrier.js';
 import { loadIntegration, markIntegration } from '../integrations/integration.access.js';
 import { handleOf, systemContext } from './carrier.client.js';
@@ -89,7 +88,7 @@ export async function pollQuietParcels(deps: Deps, now = new Date()): Promise<{ 
 export const carrierModule: Module = {
   name: 'carrier',
   start: async (deps) => {
-    const { boss } = getQueue(deps);
+    const { boss } = deps.queue;
     await boss.createQueue(CARRIER_POLL_QUEUE, { expireInSeconds: 900, retryLimit: 1, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     // Stored in the database: every replica scheduling it keeps one schedule, one worker per tick.
     await boss.schedule(CARRIER_POLL_QUEUE, POLL_CRON);

@@ -3,7 +3,6 @@ import type { Ctx, Deps } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
 import { decryptSecret } from '../../core/secrets.js';
 import { lockStore, transaction } from '../../core/tx.js';
-import { getQueue } from '../../events/queue.js';
 import { ConnectorError, type RemoteOrder, type RemoteProduct } from '../../providers/connector.js';
 import { systemContext } from '../carrier/carrier.client.js';
 import { pruneStates } from '../integrations/oauth-state.js';
@@ -93,7 +92,7 @@ async function uninstallAll(ctx: Ctx, storeId: string): Promise<void> {
 export const connectorModule: Module = {
   name: 'connectors',
   start: async (deps) => {
-    const { boss } = getQueue(deps);
+    const { boss } = deps.queue;
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(IMPORT_QUEUE, { expireInSeconds: 3600, retryLimit: 5, retryDelay: 30, retryBackoff: true, retryDelayMax: 1800, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     await boss.createQueue(MAINTENANCE_QUEUE, { expireInSeconds: 600, retryLimit: 0, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
@@ -102,7 +101,7 @@ export const connectorModule: Module = {
       const counts = await importConnector(deps, job.data.connectorId);
       deps.log.info({ connectorId: job.data.connectorId, ...counts }, 'connector import finished');
     });
-    deps.connectorImportWorker = importer;
+    deps.queue.addLocalWorker(IMPORT_QUEUE, importer);
     const maintenance = await boss.work(MAINTENANCE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
       const ctx = systemContext(deps, 'connector-maintenance');
       await pruneStates(ctx);

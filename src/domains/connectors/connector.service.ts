@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireActor, type Ctx, type Deps } from '../../core/context.js';
 import { AppError, conflict, invalid, notConfigured } from '../../core/errors.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { enqueueInTransaction, getQueue } from '../../events/queue.js';
+import { enqueueInTransaction } from '../../events/queue.js';
 import { newId } from '../../lib/ids.js';
 import type { ConnectorProvider } from '../../providers/connector.js';
 import { ShopifyConnector } from '../../providers/shopify/shopify.js';
@@ -141,18 +141,7 @@ export function topicsOf(sync: ConnectorSync): string[] {
   return [...(sync.products ? PRODUCT_TOPICS : []), ...(sync.orders ? ORDER_TOPICS : []), 'app/uninstalled'];
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    /** The import worker, woken after an install queued one. */
-    connectorImportWorker?: string;
-  }
-}
-
 /** Queues the first import in the caller's transaction; the worker runs it after commit. */
 export async function enqueueImport(tx: TxCtx, connectorId: string): Promise<void> {
   await enqueueInTransaction(tx, IMPORT_QUEUE, [{ data: { connectorId } }]);
-  const deps = tx.deps;
-  tx.afterCommit.push(() => {
-    if (deps.connectorImportWorker) getQueue(deps).boss.notifyWorker(deps.connectorImportWorker);
-  });
 }

@@ -97,22 +97,23 @@ export async function startOptionsCache(deps: Deps): Promise<OptionsCache> {
   };
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    options?: OptionsCache;
-  }
-}
+/** Each running service's cache, kept by the options module. */
+const caches = new WeakMap<Deps, OptionsCache>();
 
 export const getOptions = (deps: Deps): OptionsCache => {
-  if (!deps.options) throw new Error('the options cache is not started');
-  return deps.options;
+  const cache = caches.get(deps);
+  if (!cache) throw new Error('the options module is not in this service');
+  return cache;
 };
 
 export const optionsModule: Module = {
   name: 'options',
   start: async (deps) => {
     const cache = await startOptionsCache(deps);
-    deps.options = cache;
-    return () => cache.close();
+    caches.set(deps, cache);
+    return async () => {
+      caches.delete(deps);
+      await cache.close();
+    };
   },
 };

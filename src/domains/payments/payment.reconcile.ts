@@ -1,7 +1,6 @@
 import type { Deps } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
-import { getQueue } from '../../events/queue.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
 import { paymentSettings } from './payment.providers.js';
 import { applyPaymentReport, paymentsFollowRepricing, refreshPayment, refreshRefund } from './payment.service.js';
@@ -72,7 +71,7 @@ export const paymentsModule: Module = {
   name: 'payments',
   onOrderRepriced: paymentsFollowRepricing,
   start: async (deps) => {
-    const { boss } = getQueue(deps);
+    const { boss } = deps.queue;
     await boss.createQueue(RECONCILE_QUEUE, { expireInSeconds: 600, retryLimit: 0, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     // Stored in the database: one schedule whatever the number of replicas, one worker per tick.
     await boss.schedule(RECONCILE_QUEUE, RECONCILE_CRON);

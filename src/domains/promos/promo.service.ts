@@ -6,7 +6,7 @@ import { Product } from '../products/product.entity.js';
 import { orderForPromo } from './promo.hooks.js';
 import { storeCurrency } from '../stores/currency.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx, Deps } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { lineMinor, percentOf, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { page, pageLimit } from '../../lib/pagination.js';
@@ -15,11 +15,8 @@ import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
 /** Public validation calls allowed per client IP per minute (CONTRACT-2 §10). */
 export const VALIDATE_PER_MINUTE = 60;
 
-declare module '../../core/context.js' {
-  interface Deps {
-    promoValidateLimiter?: SlidingWindowLimiter;
-  }
-}
+/** Each running service's validation limiter, made on first use. */
+const limiters = new WeakMap<Deps, SlidingWindowLimiter>();
 
 export const normalizeCode = (code: string) => code.trim().toUpperCase();
 
@@ -231,8 +228,9 @@ async function customerUses(ctx: Ctx, promo: Promo | null, phone: string | null 
 }
 
 function limiter(ctx: Ctx): SlidingWindowLimiter {
-  ctx.deps.promoValidateLimiter ??= new SlidingWindowLimiter(VALIDATE_PER_MINUTE, 60_000);
-  return ctx.deps.promoValidateLimiter;
+  let l = limiters.get(ctx.deps);
+  if (!l) limiters.set(ctx.deps, (l = new SlidingWindowLimiter(VALIDATE_PER_MINUTE, 60_000)));
+  return l;
 }
 
 /** Public: prices the cart (or an order) from the store's own records and says what the code would do. */

@@ -4,8 +4,7 @@ import { pdfSources, renderPurchaseOrders } from './purchase-order.pdf.js';
 import type { Deps } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
 import type { TxCtx } from '../../core/tx.js';
-import { enqueueInTransaction, getQueue } from '../../events/queue.js';
-import { mailer } from '../../lib/mailer.js';
+import { enqueueInTransaction } from '../../events/queue.js';
 
 /**
  * Mailing a purchase order: `/send` writes a queued send and its job in the request's
@@ -19,19 +18,8 @@ interface SendJob {
   sendId: string;
 }
 
-declare module '../../core/context.js' {
-  interface Deps {
-    /** The send worker, woken after a send commits instead of at its next poll. */
-    purchaseOrderSendWorker?: string;
-  }
-}
-
 export async function enqueueSend(tx: TxCtx, sendId: string): Promise<void> {
-  const deps = tx.deps;
   await enqueueInTransaction(tx, PO_SEND_QUEUE, [{ data: { sendId } satisfies SendJob }]);
-  tx.afterCommit.push(() => {
-    if (deps.purchaseOrderSendWorker) getQueue(deps).boss.notifyWorker(deps.purchaseOrderSendWorker);
-  });
 }
 
 function mailText(storeName: string, number: string, message: string | null): string {
@@ -51,7 +39,7 @@ export async function processSend(deps: Deps, sendId: string): Promise<void> {
   let error: string | null = null;
   try {
     const pdf = await renderPurchaseOrders(storeName, list);
-    await mailer(deps).deliver({
+    await deps.mailer.deliver({
       to: send.recipients.join(', '),
       cc: send.cc,
       subject: send.subject ?? `Purchase order ${number} from ${storeName}`,
@@ -72,11 +60,11 @@ export async function processSend(deps: Deps, sendId: string): Promise<void> {
 export const purchaseOrderSendModule: Module = {
   name: 'purchase-order-send',
   start: async (deps) => {
-    const { boss } = getQueue(deps);
+    const { boss } = deps.queue;
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(PO_SEND_QUEUE, { expireInSeconds: 300, retryLimit: 3, retryDelay: 10, retryBackoff: true, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     const workerId = await boss.work<SendJob>(PO_SEND_QUEUE, { pollingIntervalSeconds: 2, batchSize: 1 }, async ([job]) => processSend(deps, job.data.sendId));
-    deps.purchaseOrderSendWorker = workerId;
+    deps.queue.addLocalWorker(PO_SEND_QUEUE, workerId);
     return async () => {
       await boss.offWork(PO_SEND_QUEUE, { id: workerId, wait: true });
     };
