@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** Every environment variable the service reads, checked in one place. */
@@ -13,6 +14,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookAllowHttp: boolean;
   logLevel: string;
+  /** Worker threads for CPU-heavy work (Markdown, PDFs, images, user-written schemas). */
+  cpuThreads: number;
   /** Extra worker concurrency for webhook deliveries. */
   deliveryConcurrency: number;
   /** Comment lines sent on idle SSE event streams so proxies keep them open; also how often open streams re-check access. */
@@ -172,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    // Two on a small machine (one may be stopped at its deadline while another works), else a core each but one.
+    cpuThreads: intVar(env, 'SOUK_CPU_THREADS', Math.min(8, Math.max(2, availableParallelism() - 1)), 1, 64),
     deliveryConcurrency: intVar(env, 'SOUK_DELIVERY_CONCURRENCY', 32, 1, 256),
     sseHeartbeatMs: intVar(env, 'SOUK_SSE_HEARTBEAT_MS', 15_000, 50, 3_600_000),
     smtpUrl: env.SOUK_SMTP_URL || null,

@@ -22,6 +22,7 @@ import { optionsModule } from './domains/options/options.cache.js';
 import { authCacheModule } from './core/auth-cache.js';
 import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
+import { createCpuPool } from './cpu/pool.js';
 
 /**
  * Every module of the service, in start order (stopped in reverse). Metrics first, so every later
@@ -65,7 +66,10 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
   try {
     const orm = await initOrm(target);
     cleanups.push(() => orm.close(true));
-    const deps: Deps = { config, orm, embedded: target.embedded, db: target, modules, log: opts.log ?? createLogger(config.logLevel) };
+    const log = opts.log ?? createLogger(config.logLevel);
+    const cpu = createCpuPool({ threads: config.cpuThreads, log });
+    cleanups.push(() => cpu.close());
+    const deps: Deps = { config, orm, embedded: target.embedded, db: target, modules, log, cpu };
     for (const m of modules) {
       const stop = await m.start?.(deps);
       if (stop) cleanups.push(stop);

@@ -21,9 +21,9 @@ declare module '../../core/context.js' {
 /** The provider SOUK_AI_PROVIDER names; null when it is `openai` without an API key. */
 export function configuredProvider(deps: Deps): ImageProvider | null {
   const c = deps.config;
-  if (c.aiProvider === 'local') return localImages();
+  if (c.aiProvider === 'local') return localImages(deps.cpu);
   if (!c.aiApiKey) return null;
-  return openAiImages({ url: c.aiImagesUrl, apiKey: c.aiApiKey, model: c.aiImageModel, timeoutMs: c.aiTimeoutMs });
+  return openAiImages({ url: c.aiImagesUrl, apiKey: c.aiApiKey, model: c.aiImageModel, timeoutMs: c.aiTimeoutMs, cpu: deps.cpu });
 }
 
 const UNVERIFIED = 'The signed URL is invalid or has expired';

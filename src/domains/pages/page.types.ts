@@ -142,12 +142,15 @@ export class PageViewType {
   @Field(() => String)
   title!: string;
 
-  @Field(() => String, { description: 'Sanitized HTML rendered from the Markdown body.' })
-  html!: string;
+  @Field(() => String, { description: 'Sanitized HTML rendered from the Markdown body when the page was written.' })
+  html!: Promise<string>;
 
   @Field(() => SeoType)
   seo!: SeoType;
 
   @Field(() => GraphQLISODateTime)
   updatedAt!: string;
+
+  @Field(() => String, { description: 'A strong validator of this version of the page (REST: its ETag); it changes with every write.' })
+  etag!: string;
 }

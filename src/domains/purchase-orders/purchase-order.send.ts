@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatPoNumber, PurchaseOrder, PurchaseOrderSend } from './purchase-order.entity.js';
-import { pdfSources, renderPurchaseOrders } from './purchase-order.pdf.js';
+import { pdfSources, renderPdf } from './purchase-order.pdf.js';
 import type { Deps } from '../../core/context.js';
 import type { Module } from '../../core/module.js';
 import type { TxCtx } from '../../core/tx.js';
@@ -46,11 +46,12 @@ export async function processSend(deps: Deps, sendId: string): Promise<void> {
   if (!send || send.status !== 'queued') return;
   const po = await em.findOne(PurchaseOrder, { id: send.purchaseOrderId });
   if (!po) return;
-  const { storeName, list } = await pdfSources(em, po.storeId, [po]);
+  const sources = await pdfSources(em, po.storeId, [po]);
+  const { storeName } = sources;
   const number = formatPoNumber(po.number);
   let error: string | null = null;
   try {
-    const pdf = await renderPurchaseOrders(storeName, list);
+    const pdf = await renderPdf(deps.cpu, sources, true);
     await mailer(deps).deliver({
       to: send.recipients.join(', '),
       cc: send.cc,
