@@ -172,12 +172,25 @@ export const pageEtag = (p: Pick<Page, 'id' | 'version'>) => `"${p.id}.${p.versi
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** Renders in flight, by page version: views arriving together share one. */
+const filling = new Map<string, Promise<string>>();
+
 /**
  * The HTML of a page written before pages stored theirs, rendered in the CPU pool and stored on
  * its first view. A body that cannot be rendered within budget is served as escaped text (and
  * stored so), never as an error; a saturated pool answers 503 and the next view tries again.
  */
-async function fillHtml(ctx: Ctx, p: Page): Promise<string> {
+function fillHtml(ctx: Ctx, p: Page): Promise<string> {
+  const key = `${p.id}.${p.version}`;
+  let pending = filling.get(key);
+  if (!pending) {
+    pending = renderAndStore(ctx, p).finally(() => filling.delete(key));
+    filling.set(key, pending);
+  }
+  return pending;
+}
+
+async function renderAndStore(ctx: Ctx, p: Page): Promise<string> {
   let html: string;
   try {
     html = await renderBody(ctx.deps.cpu, p.body);
