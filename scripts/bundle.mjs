@@ -16,10 +16,11 @@ const INPUTS = join(OUT_DIR, 'inputs.json');
 /** Not imported by the bundle, but they change how it is built. */
 const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'scripts/bundle.mjs'];
 
+/** Size and modification time to the second: copies (an image's layers) keep no finer time. */
 const stamp = (file) => {
   try {
     const s = statSync(join(ROOT, file));
-    return `${s.size}:${s.mtimeMs}`;
+    return `${s.size}:${Math.floor(s.mtimeMs / 1000)}`;
   } catch {
     return 'missing';
   }

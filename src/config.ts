@@ -136,7 +136,10 @@ function shopTemplateVar(env: NodeJS.ProcessEnv, name: string, fallback: string)
 function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: string): Buffer {
   if (env.SOUK_SECRET_KEY) return parseKey(env.SOUK_SECRET_KEY);
   if (production) {
-    throw new ConfigError('SOUK_SECRET_KEY is required when NODE_ENV=production (32 bytes, hex or base64): it encrypts webhook secrets at rest');
+    throw new ConfigError(
+      'SOUK_SECRET_KEY is required when NODE_ENV=production (32 bytes, hex or base64): it encrypts webhook secrets at rest. ' +
+        'Make one with `openssl rand -hex 32` (or `node -e "console.log(crypto.randomBytes(32).toString(\'hex\'))"`) and keep it with your backups',
+    );
   }
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'secret.key');
@@ -154,6 +157,15 @@ function corsOrigins(raw: string | undefined, production: boolean): string[] {
     if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`SOUK_CORS_ORIGINS: "${o}" is not an origin like https://shop.example`);
   }
   return list;
+}
+
+/**
+ * Where the service says it is when SOUK_PUBLIC_URL is unset: its own address, but a wildcard
+ * one (`0.0.0.0`, `::`, as in the Docker image) is no address to hand out, so `localhost`.
+ */
+export function defaultPublicUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -181,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sseHeartbeatMs: intVar(env, 'SOUK_SSE_HEARTBEAT_MS', 15_000, 50, 3_600_000),
     smtpUrl: env.SOUK_SMTP_URL || null,
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
-    publicUrl: env.SOUK_PUBLIC_URL || `http://${host}:${port}`,
+    publicUrl: env.SOUK_PUBLIC_URL || defaultPublicUrl(host, port),
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Config } from './config.js';
+import { defaultPublicUrl, type Config } from './config.js';
 import { initOrm, openDatabase } from './db/orm.js';
 import { ENTITIES } from './domains/entities.js';
 import { createSchema } from './server/schema.js';
@@ -86,7 +86,7 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port });
       // An ephemeral port (PORT=0) is known only now: a default public URL follows it.
-      if (config.publicUrl === `http://${config.host}:0`) config.publicUrl = url;
+      if (config.publicUrl === defaultPublicUrl(config.host, 0)) config.publicUrl = defaultPublicUrl(config.host, Number(new URL(url).port));
     } else {
       await app.ready();
     }
