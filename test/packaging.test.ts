@@ -7,10 +7,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './helpers.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
@@ -231,15 +231,6 @@ function contextFiles(): string[] {
   const tracked = git.status === 0 ? git.stdout.split('\0').filter(Boolean) : [];
   assert.ok(tracked.length, 'the replay copies from a git checkout');
   return tracked.filter((f) => existsSync(join(ROOT, f)) && !ignore.some((i) => f === i || f.startsWith(`${i}/`)));
-}
-
-/** A free loopback port. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 interface Replayed {
