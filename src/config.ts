@@ -4,7 +4,11 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** Every environment variable the service reads, checked in one place. */
+/** What a process runs: `web` serves HTTP and enqueues, `worker` runs every queue and timer, `all` both. */
+export type Role = 'all' | 'web' | 'worker';
+
 export interface Config {
+  role: Role;
   host: string;
   port: number;
   databaseUrl: string | null;
@@ -96,6 +100,14 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   return n;
 }
 
+function role(raw: string | undefined, databaseUrl: string | null): Role {
+  const value = raw === undefined || raw === '' ? 'all' : raw;
+  if (value !== 'all' && value !== 'web' && value !== 'worker') throw new ConfigError('SOUK_ROLE must be all, web or worker');
+  // The embedded database is one process's: its web and worker halves cannot run apart.
+  if (value !== 'all' && !databaseUrl) throw new ConfigError(`SOUK_ROLE=${value} needs DATABASE_URL: the embedded database serves one process, which runs both roles`);
+  return value;
+}
+
 function aiProvider(raw: string | undefined): 'local' | 'openai' {
   if (raw === undefined || raw === '' || raw === 'local') return 'local';
   if (raw === 'openai') return 'openai';
@@ -178,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intVar(env, 'PORT', 4000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   return {
+    role: role(env.SOUK_ROLE, databaseUrl),
     host,
     port,
     databaseUrl,

@@ -4,6 +4,7 @@ import { initOrm, openDatabase } from './db/orm.js';
 import { ENTITIES } from './domains/entities.js';
 import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
+import { createProbeServer } from './server/probes.js';
 import type { Deps } from './core/context.js';
 import type { Module } from './core/module.js';
 import { createLogger, type Logger } from './core/log.js';
@@ -60,7 +61,10 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
+/**
+ * config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. SOUK_ROLE
+ * decides what runs: `web` starts no background work (see `runsWork`), `worker` no API.
+ */
 export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[]; log?: Logger } = {}): Promise<Service> {
   const modules = [...PLATFORM, ...(opts.modules ?? MODULES)];
   const target = await openDatabase(config, opts.log);
@@ -91,12 +95,12 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
       const stop = await m.start?.(deps);
       if (stop) cleanups.push(stop);
     }
-    const schema = await createSchema();
-    const { app, apollo } = await createHttpServer(deps, schema);
+    // A worker (SOUK_ROLE=worker) serves only its probes and metrics: no schema, no API.
+    const { app, apollo } = config.role === 'worker' ? { app: await createProbeServer(deps), apollo: null } : await createHttpServer(deps, await createSchema());
     // Fastify closes Apollo through the drain plugin's onClose hook.
     cleanups.push(async () => {
       await app.close();
-      await apollo.stop().catch(() => {});
+      await apollo?.stop().catch(() => {});
     });
     let url = '';
     if (opts.listen !== false) {

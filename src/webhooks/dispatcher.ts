@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../core/context.js';
-import type { Module } from '../core/module.js';
+import { runsWork, type Module } from '../core/module.js';
 import { createQueue, DELIVERY_QUEUE, prepareDeliveryInsert, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
@@ -341,12 +341,14 @@ export const deliveryModule: Module = {
   await prepareDeliveryInsert(queue);
   deps.queue = queue;
   await sealLegacyHeaders(deps);
+  const stopQueue = () => queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
+  if (!runsWork(deps)) return stopQueue;
   const pump = new DeliveryPump(deps, queue, deps.config.deliveryConcurrency);
   deps.deliveryPump = pump;
   pump.start();
   return async () => {
     await pump.stop();
-    await queue.boss.stop({ graceful: true, timeout: 10_000, close: true });
+    await stopQueue();
   };
   },
 };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import { createContext, requireActor, type Deps } from '../../core/context.js';
 import { AppError, notFound, problem } from '../../core/errors.js';
 import { requireStorePermission } from '../../core/policy.js';
@@ -95,6 +95,7 @@ export const aiModule: Module = {
       deleteAfterSeconds: 86_400,
       notify: !deps.embedded,
     } as never);
+    if (!runsWork(deps)) return;
     const worker = new GenerationWorker(deps, boss);
     deps.aiWorker = worker;
     deps.wakeAiWorkers = () => worker.wake();

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatPoNumber, PurchaseOrder, PurchaseOrderSend } from './purchase-order.entity.js';
 import { pdfSources, renderPdf } from './purchase-order.pdf.js';
 import type { Deps } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import type { TxCtx } from '../../core/tx.js';
 import { enqueueInTransaction, getQueue } from '../../events/queue.js';
 import { mailer } from '../../lib/mailer.js';
@@ -76,6 +76,7 @@ export const purchaseOrderSendModule: Module = {
     const { boss } = getQueue(deps);
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(PO_SEND_QUEUE, { expireInSeconds: 300, retryLimit: 3, retryDelay: 10, retryBackoff: true, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
+    if (!runsWork(deps)) return;
     const workerId = await boss.work<SendJob>(PO_SEND_QUEUE, { pollingIntervalSeconds: 2, batchSize: 1 }, async ([job]) => processSend(deps, job.data.sendId));
     deps.purchaseOrderSendWorker = workerId;
     return async () => {
