@@ -31,6 +31,8 @@ export interface CpuLimits {
 
 export interface CpuPool {
   run<I, O>(task: CpuTask<I, O>, input: I, limits: CpuLimits): Promise<O>;
+  /** Tasks running and waiting now; refusals since start (saturated: 503, overBudget: stopped or refused past a budget). */
+  readonly stats: { threads: number; running: number; waiting: number; saturated: number; overBudget: number };
 }
 
 /** A worker's answer: the value, or a refusal the task raised as an AppError (its class does not cross threads). */

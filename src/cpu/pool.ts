@@ -48,8 +48,6 @@ export interface CpuPoolOptions {
 }
 
 export interface RunningCpuPool extends CpuPool {
-  /** Tasks running and waiting, for metrics and tests. */
-  readonly stats: { threads: number; running: number; waiting: number; saturated: number; overBudget: number };
   close(): Promise<void>;
 }
 
