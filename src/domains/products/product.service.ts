@@ -9,7 +9,7 @@ import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
-import { stockFollowsProductWrite } from '../inventory/stock.service.js';
+import { productStockSet } from './product.hooks.js';
 
 /** The product as REST, GraphQL and event payloads show it. */
 export function productView(p: Product, currency: string): ProductType {
@@ -75,7 +75,7 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
         metadata: input.metadata ?? {},
       });
       await tx.em.flush();
-      await stockFollowsProductWrite(tx, product, 0);
+      await productStockSet(tx, { storeId, productId: product.id, stock: product.stock, previousStock: 0 });
       const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productCreated', record: view, inbound: isInbound(input) });
       return view;
@@ -137,7 +137,7 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
       if (!changed) return before;
       product.updatedAt = new Date();
       await tx.em.flush();
-      await stockFollowsProductWrite(tx, product, before.stock);
+      await productStockSet(tx, { storeId, productId: product.id, stock: product.stock, previousStock: before.stock });
       const view = productView(product, currency);
       await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous: before, inbound: isInbound(input) });
       return view;
