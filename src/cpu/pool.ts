@@ -73,7 +73,7 @@ export function createCpuPool(opts: CpuPoolOptions): RunningCpuPool {
     idleTimeout: 60_000,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     // The event loop's thread keeps its priority over rendering (needs the optional @napi-rs/nice).
-    niceIncrement: 5,
+    niceIncrement: 10,
     // Between tasks a thread waits on a message, not on Atomics: tasks load modules asynchronously.
     atomics: 'disabled',
   });
