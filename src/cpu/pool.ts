@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { AppError, ERROR_TITLES } from '../core/errors.js';
+import { AppError } from '../core/errors.js';
 import type { CpuLimits, CpuPool, CpuReply, CpuTask, OverBudget } from '../core/cpu.js';
 import type { Logger } from '../core/log.js';
 
@@ -79,11 +79,11 @@ export function createCpuPool(opts: CpuPoolOptions): RunningCpuPool {
   });
   let running = 0;
   const waiting: Array<{ wake: () => void; fail: (err: Error) => void }> = [];
-  const stats = { threads, running: 0, waiting: 0, saturated: 0, overBudget: 0 };
+  const refused = { saturated: 0, overBudget: 0 };
   let closed = false;
 
   const busy = (waitMs: number) => {
-    stats.saturated++;
+    refused.saturated++;
     return saturated(Math.max(1, Math.ceil(Math.min(waitMs, 30_000) / 1000)));
   };
   /** A thread for the task: at once, after a bounded wait in a bounded line, or 503. */
@@ -118,13 +118,13 @@ export function createCpuPool(opts: CpuPoolOptions): RunningCpuPool {
   };
 
   const over = (limits: CpuLimits, reason: OverBudget): Error => {
-    stats.overBudget++;
+    refused.overBudget++;
     return limits.overBudget(reason);
   };
 
   return {
     get stats() {
-      return { ...stats, running, waiting: waiting.length };
+      return { threads, running, waiting: waiting.length, ...refused };
     },
     async run<I, O>(task: CpuTask<I, O>, input: I, limits: CpuLimits): Promise<O> {
       if (closed) throw saturated(1);
@@ -148,7 +148,7 @@ export function createCpuPool(opts: CpuPoolOptions): RunningCpuPool {
       }
       if (reply.ok) return reply.value as O;
       if ('over' in reply) throw over(limits, reply.over);
-      throw new AppError(reply.code in ERROR_TITLES ? reply.code : 'BAD_REQUEST', reply.message, reply.errors);
+      throw new AppError(reply.code, reply.message, reply.errors);
     },
     async close() {
       closed = true;

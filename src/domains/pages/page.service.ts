@@ -206,8 +206,8 @@ async function renderAndStore(ctx: Ctx, p: Page): Promise<string> {
 /**
  * The public view of a published page: its stored HTML, nothing rendered (but a page from before
  * stored HTML, once). A slug the page left behind answers with its current slug and `moved:
- * true`; drafts, unknown slugs and unknown stores are all 404 alike. `html` is read only when
- * asked for (GraphQL resolves it lazily).
+ * true`; drafts, unknown slugs and unknown stores are all 404 alike. `html` is a getter: GraphQL
+ * reads it only when the query selects it, so only such a view fills a missing HTML.
  */
 export async function viewPage(ctx: Ctx, storeId: string, slug: string): Promise<PageViewType> {
   const populate = { populate: ['html'] as const };
