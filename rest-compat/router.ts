@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  execute,
   GraphQLError,
   parse,
   validate,
@@ -21,6 +20,7 @@ import { mapGraphQLError, relativeTo } from '../src/edge/graphql-errors.js';
 import { AppError, problem, type FieldError } from '../src/core/errors.js';
 import { sendProblem } from '../src/edge/http-problem.js';
 import { noteContext } from '../src/edge/request-log.js';
+import { OperationCache } from '../src/edge/executor.js';
 
 export interface CompiledRoute {
   route: RestRoute;
@@ -188,6 +188,8 @@ function registerIngress(app: FastifyInstance, deps: Deps, c: CompiledRoute): vo
 }
 
 export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[]): void {
+  // Each route's fixed document runs as a compiled operation once it is in use.
+  const operations = new OperationCache(schema);
   for (const c of compiled) {
     if (c.route.ingress) {
       registerIngress(app, deps, c);
@@ -201,7 +203,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
         const ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
         if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
         const variables = buildVariables(c, req);
-        const result = await execute({ schema, document: c.document!, variableValues: variables, contextValue: ctx });
+        const result = await operations.get(c.document!).run(ctx, variables);
         if (result.errors?.length) {
           const body = errorsToProblem(result.errors, c.bodyVar);
           ctx.request?.errorCodes.push(body.code);
