@@ -1,6 +1,6 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Page, PageRedirect, type Seo } from './page.entity.js';
-import type { PageInput, PagePage, PageType, PageUpdateInput, PageViewType, SeoInput } from './page.types.js';
+import { PageViewType, type PageInput, type PagePage, type PageType, type PageUpdateInput, type SeoInput } from './page.types.js';
 import { renderBody } from './render.js';
 import type { Ctx } from '../../core/context.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
@@ -206,8 +206,8 @@ async function renderAndStore(ctx: Ctx, p: Page): Promise<string> {
 /**
  * The public view of a published page: its stored HTML, nothing rendered (but a page from before
  * stored HTML, once). A slug the page left behind answers with its current slug and `moved:
- * true`; drafts, unknown slugs and unknown stores are all 404 alike. `html` is a getter: GraphQL
- * reads it only when the query selects it, so only such a view fills a missing HTML.
+ * true`; drafts, unknown slugs and unknown stores are all 404 alike. `html` is a resolver: it runs
+ * only when the query selects it, so only such a view fills a missing HTML.
  */
 export async function viewPage(ctx: Ctx, storeId: string, slug: string): Promise<PageViewType> {
   const populate = { populate: ['html'] as const };
@@ -221,16 +221,8 @@ export async function viewPage(ctx: Ctx, storeId: string, slug: string): Promise
   if (!p) throw notFound('page');
   const page = p;
   const v = pageView(page);
-  let html: Promise<string> | undefined;
-  return {
-    slug: page.slug,
-    moved,
-    title: v.title,
-    seo: v.seo,
-    updatedAt: v.updatedAt,
-    etag: pageEtag(page),
-    get html() {
-      return (html ??= page.html !== null && page.html !== undefined ? Promise.resolve(page.html) : fillHtml(ctx, page));
-    },
-  };
+  const view = new PageViewType();
+  Object.assign(view, { slug: page.slug, moved, title: v.title, seo: v.seo, updatedAt: v.updatedAt, etag: pageEtag(page) });
+  view.htmlSource = () => page.html ?? fillHtml(ctx, page);
+  return view;
 }

@@ -142,8 +142,14 @@ export class PageViewType {
   @Field(() => String)
   title!: string;
 
+  /** The stored HTML, or how to make it for a page stored before pages kept theirs (not a GraphQL field). */
+  htmlSource!: () => string | Promise<string>;
+
+  /** A resolver, not a property: it runs only when a query selects `html`, and its answer may be awaited. */
   @Field(() => String, { description: 'Sanitized HTML rendered from the Markdown body when the page was written.' })
-  html!: Promise<string>;
+  html(): string | Promise<string> {
+    return this.htmlSource();
+  }
 
   @Field(() => SeoType)
   seo!: SeoType;
