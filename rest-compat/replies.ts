@@ -77,7 +77,20 @@ export function fileReply(v: FileValue, req: RestRequest): RestReply {
 
 export const FILE_SELECTION = 'filename contentType etag disposition content';
 
+const problemContent = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+
+/** Routes whose work runs in the CPU pool: saturated, it answers 503 with Retry-After. */
+export const busyResponses = {
+  '503': {
+    description: 'The server is busy with other rendering work: retry after Retry-After seconds',
+    headers: { 'Retry-After': { description: 'Seconds until a retry may succeed', schema: { type: 'integer' } } },
+    content: problemContent,
+  },
+};
+
 export const pdfResponses = {
   '200': { description: 'The PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
   '304': { description: 'Not Modified (If-None-Match)' },
+  '422': { description: 'The document is over its size budget (item rows of all the purchase orders); the detail names the limit', content: problemContent },
+  ...busyResponses,
 };

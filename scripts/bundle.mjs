@@ -1,22 +1,26 @@
 // The start bundle: src/main.ts and everything it imports from src/ and rest-compat/, compiled
-// by esbuild into one ES module (packages stay in node_modules, but for INLINED below). Loading one file instead of
+// by esbuild into one ES module (packages stay in node_modules, but for INLINED below), and the
+// CPU pool's worker thread entry (src/cpu/worker.ts) as a second one beside it. Loading one file instead of
 // ~300 modules through tsx's loader takes a second off every start. Rebuilt when any input
 // changed since the last build, so editing a source and running `npm start` picks it up.
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT_DIR = join(ROOT, 'dist', 'start');
 export const BUNDLE = join(OUT_DIR, 'souk.mjs');
+/** The CPU pool's worker thread entry (src/cpu/pool.ts looks for it beside the bundle). */
+const WORKER = join(OUT_DIR, 'cpu-worker.mjs');
 const INPUTS = join(OUT_DIR, 'inputs.json');
 /** Not imported by the bundle, but they change how it is built. */
 const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'scripts/bundle.mjs'];
 
+/** Size and modification time to the second: copies (an image's layers) keep no finer time. */
 const stamp = (file) => {
   try {
     const s = statSync(join(ROOT, file));
-    return `${s.size}:${s.mtimeMs}`;
+    return `${s.size}:${Math.floor(s.mtimeMs / 1000)}`;
   } catch {
     return 'missing';
   }
@@ -29,7 +33,7 @@ function isFresh() {
   } catch {
     return false;
   }
-  return Object.entries(recorded).every(([file, s]) => stamp(file) === s) && stamp(join('dist', 'start', 'souk.mjs')) !== 'missing';
+  return Object.entries(recorded).every(([file, s]) => stamp(file) === s) && [BUNDLE, WORKER].every((f) => existsSync(f));
 }
 
 /**
@@ -51,7 +55,7 @@ export async function ensureBundle({ force = false } = {}) {
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/main.ts'],
+    entryPoints: { souk: 'src/main.ts', 'cpu-worker': 'src/cpu/worker.ts' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -59,7 +63,8 @@ export async function ensureBundle({ force = false } = {}) {
     external: externals(),
     tsconfig: 'tsconfig.json',
     sourcemap: 'linked',
-    outfile: BUNDLE,
+    outdir: OUT_DIR,
+    outExtension: { '.js': '.mjs' },
     metafile: true,
     write: false,
     logLevel: 'error',

@@ -1,9 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** Every environment variable the service reads, checked in one place. */
+/** What a process runs: `web` serves HTTP and enqueues, `worker` runs every queue and timer, `all` both. */
+export type Role = 'all' | 'web' | 'worker';
+
 export interface Config {
+  role: Role;
   host: string;
   port: number;
   databaseUrl: string | null;
@@ -13,6 +18,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookAllowHttp: boolean;
   logLevel: string;
+  /** Worker threads for CPU-heavy work (Markdown, PDFs, images, user-written schemas). */
+  cpuThreads: number;
   /** Extra worker concurrency for webhook deliveries. */
   deliveryConcurrency: number;
   /** Comment lines sent on idle SSE event streams so proxies keep them open; also how often open streams re-check access. */
@@ -93,6 +100,14 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   return n;
 }
 
+function role(raw: string | undefined, databaseUrl: string | null): Role {
+  const value = raw === undefined || raw === '' ? 'all' : raw;
+  if (value !== 'all' && value !== 'web' && value !== 'worker') throw new ConfigError('SOUK_ROLE must be all, web or worker');
+  // The embedded database is one process's: its web and worker halves cannot run apart.
+  if (value !== 'all' && !databaseUrl) throw new ConfigError(`SOUK_ROLE=${value} needs DATABASE_URL: the embedded database serves one process, which runs both roles`);
+  return value;
+}
+
 function aiProvider(raw: string | undefined): 'local' | 'openai' {
   if (raw === undefined || raw === '' || raw === 'local') return 'local';
   if (raw === 'openai') return 'openai';
@@ -133,7 +148,10 @@ function shopTemplateVar(env: NodeJS.ProcessEnv, name: string, fallback: string)
 function loadSecretKey(env: NodeJS.ProcessEnv, production: boolean, dataDir: string): Buffer {
   if (env.SOUK_SECRET_KEY) return parseKey(env.SOUK_SECRET_KEY);
   if (production) {
-    throw new ConfigError('SOUK_SECRET_KEY is required when NODE_ENV=production (32 bytes, hex or base64): it encrypts webhook secrets at rest');
+    throw new ConfigError(
+      'SOUK_SECRET_KEY is required when NODE_ENV=production (32 bytes, hex or base64): it encrypts webhook secrets at rest. ' +
+        'Make one with `openssl rand -hex 32` (or `node -e "console.log(crypto.randomBytes(32).toString(\'hex\'))"`) and keep it with your backups',
+    );
   }
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'secret.key');
@@ -153,6 +171,15 @@ function corsOrigins(raw: string | undefined, production: boolean): string[] {
   return list;
 }
 
+/**
+ * Where the service says it is when SOUK_PUBLIC_URL is unset: its own address, but a wildcard
+ * one (`0.0.0.0`, `::`, as in the Docker image) is no address to hand out, so `localhost`.
+ */
+export function defaultPublicUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.SOUK_DATA_DIR || './.data');
@@ -163,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intVar(env, 'PORT', 4000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   return {
+    role: role(env.SOUK_ROLE, databaseUrl),
     host,
     port,
     databaseUrl,
@@ -172,11 +200,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    // Two on a small machine (one may be stopped at its deadline while another works), else a core each but one.
+    cpuThreads: intVar(env, 'SOUK_CPU_THREADS', Math.min(8, Math.max(2, availableParallelism() - 1)), 1, 64),
     deliveryConcurrency: intVar(env, 'SOUK_DELIVERY_CONCURRENCY', 32, 1, 256),
     sseHeartbeatMs: intVar(env, 'SOUK_SSE_HEARTBEAT_MS', 15_000, 50, 3_600_000),
     smtpUrl: env.SOUK_SMTP_URL || null,
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
-    publicUrl: env.SOUK_PUBLIC_URL || `http://${host}:${port}`,
+    publicUrl: env.SOUK_PUBLIC_URL || defaultPublicUrl(host, port),
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),

@@ -30,7 +30,7 @@ async function main() {
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
   // The start and shutdown lines are written whatever LOG_LEVEL says (supervisors and tests read them).
   const lifecycle = createLogger('info');
-  lifecycle.info({ url: service.url, database }, `souk listening on ${service.url} (database: ${database})`);
+  lifecycle.info({ url: service.url, database, role: config.role }, `souk listening on ${service.url} (database: ${database}, role: ${config.role})`);
 
   let stopping = false;
   const stop = async (signal: string) => {

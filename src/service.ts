@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import type { Config } from './config.js';
+import { defaultPublicUrl, type Config } from './config.js';
 import { initOrm, openDatabase } from './db/orm.js';
 import { ENTITIES } from './domains/entities.js';
 import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
+import { createProbeServer } from './server/probes.js';
 import type { Deps } from './core/context.js';
 import type { Module } from './core/module.js';
 import { createLogger, type Logger } from './core/log.js';
@@ -27,6 +28,7 @@ import { callerResolver } from './domains/callers.js';
 import { EVENT_SUBJECTS } from './domains/event-subjects.js';
 import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
+import { createCpuPool } from './cpu/pool.js';
 
 /**
  * The platform services' modules: the job engine first, then what keeps the auth cache and the
@@ -59,7 +61,10 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
+/**
+ * config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. SOUK_ROLE
+ * decides what runs: `web` starts no background work (see `runsWork`), `worker` no API.
+ */
 export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[]; log?: Logger } = {}): Promise<Service> {
   const given = opts.modules ?? MODULES;
   // A list that names a platform module itself does not start it twice.
@@ -72,8 +77,11 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
   try {
     const orm = await initOrm(target, ENTITIES);
     cleanups.push(() => orm.close(true));
+    const log = opts.log ?? createLogger(config.logLevel);
     // The platform services are built here, so every field of Deps is set before any module starts.
-    const base = { config, orm, embedded: target.embedded, db: target, log: opts.log ?? createLogger(config.logLevel) };
+    const base = { config, orm, embedded: target.embedded, db: target, log };
+    const cpu = createCpuPool({ threads: config.cpuThreads, log });
+    cleanups.push(() => cpu.close());
     const authCache = new ProcessAuthCache();
     const mailer = createMailer(base);
     // Mail still being handed over is drained once the modules stopped, before the database closes.
@@ -84,6 +92,7 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
       queue: createQueue(base),
       realtime: createHub(base),
       mailer,
+      cpu,
       authCache,
       resolveCaller: callerResolver(config.sessionTtlMs, authCache),
       eventSubjects: EVENT_SUBJECTS,
@@ -92,18 +101,18 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
       const stop = await m.start?.(deps);
       if (stop) cleanups.push(stop);
     }
-    const schema = await createSchema();
-    const { app, apollo } = await createHttpServer(deps, schema);
+    // A worker (SOUK_ROLE=worker) serves only its probes and metrics: no schema, no API.
+    const { app, apollo } = config.role === 'worker' ? { app: await createProbeServer(deps), apollo: null } : await createHttpServer(deps, await createSchema());
     // Fastify closes Apollo through the drain plugin's onClose hook.
     cleanups.push(async () => {
       await app.close();
-      await apollo.stop().catch(() => {});
+      await apollo?.stop().catch(() => {});
     });
     let url = '';
     if (opts.listen !== false) {
       url = await app.listen({ host: config.host, port: config.port });
       // An ephemeral port (PORT=0) is known only now: a default public URL follows it.
-      if (config.publicUrl === `http://${config.host}:0`) config.publicUrl = url;
+      if (config.publicUrl === defaultPublicUrl(config.host, 0)) config.publicUrl = defaultPublicUrl(config.host, Number(new URL(url).port));
     } else {
       await app.ready();
     }

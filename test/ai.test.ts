@@ -492,7 +492,7 @@ describe('openai provider', () => {
   test('other OpenAI-compatible models are asked for the exact size, with response_format b64_json', async () => {
     reset('ok');
     const { openAiImages } = await import('../src/providers/openai-images/openai-images.js');
-    const provider = openAiImages({ url: fake.url, apiKey: fake.apiKey, model: 'flux-schnell', timeoutMs: 10_000 });
+    const provider = openAiImages({ url: fake.url, apiKey: fake.apiKey, model: 'flux-schnell', timeoutMs: 10_000, cpu: svc.service.deps.cpu });
     const images = await provider.generate({ prompt: 'a cover', width: 1536, height: 512, n: 3, seed: 1 }, new AbortController().signal);
     assert.deepEqual(fake.problems, []);
     assert.equal(fake.requests[0].body.size, '1536x512');

@@ -71,16 +71,28 @@ describe('template components: create and read', () => {
     assert.equal(slots.body.errors[0].path, 'slotsDefault.items');
   });
 
-  test('a catastrophic pattern costs its author a 400, not the server', async () => {
+  test('a catastrophic pattern runs in linear time: its author gets the plain answer, the server keeps its CPU', async () => {
     const started = Date.now();
     const res = await api('POST', `${base}?storeId=${owner.storeId}`, {
       token: owner.token,
-      body: { title: 'x', code: '', propsSchema: { type: 'object', properties: { t: { type: 'string', pattern: '^(a+)+$' } } }, propsDefault: { t: `${'a'.repeat(40)}!` } },
+      body: { title: 'x', code: '', propsSchema: { type: 'object', properties: { t: { type: 'string', pattern: '^(a+)+$' } } }, propsDefault: { t: `${'a'.repeat(60_000)}!` } },
     });
     assertProblem(res, 400, 'VALIDATION_FAILED');
-    assert.equal(res.body.errors[0].path, 'propsDefault');
+    assert.deepEqual(res.body.errors[0], { path: 'propsDefault.t', message: 'must match pattern "^(a+)+$"' });
     assert.ok(Date.now() - started < 10_000);
     assert.equal((await api('GET', '/healthz')).status, 200);
+  });
+
+  test('a pattern the linear-time engine cannot run (backreference, lookaround) is refused at its schema', async () => {
+    for (const pattern of ['^(a)\\1$', '^(?=a)a$']) {
+      const res = await api('POST', `${base}?storeId=${owner.storeId}`, {
+        token: owner.token,
+        body: { title: 'x', code: '', propsSchema: { type: 'object', properties: { t: { type: 'string', pattern } } } },
+      });
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.equal(res.body.errors[0].path, 'propsSchema');
+      assert.match(res.body.errors[0].message, /linear-time engine/);
+    }
   });
 
   test('storeId selects the store: missing → 400 at storeId, a store of someone else → 404', async () => {

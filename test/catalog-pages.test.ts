@@ -199,3 +199,68 @@ describe('the public view', () => {
     assert.deepEqual(r.data.pageView, { title: 'GQL', html: '<p><em>hi</em></p>\n', moved: false, slug: 'gql' });
   });
 });
+
+describe('render once, serve many', () => {
+  const sql = (text: string, params: unknown[] = []) => svc.service.deps.orm.em.fork().getConnection().execute(text, params);
+
+  test('the red-team bodies are refused at write, or rendered within budget; none can be stored to fail later', async () => {
+    const bodies = { quotes: '>'.repeat(3_000), emphasis: '*a'.repeat(49_000), 'emphasis at the size limit': '*a'.repeat(131_072) };
+    const answers = await Promise.all(
+      Object.entries(bodies).map(async ([name, body]) => [name, await api('POST', `${base}${q()}`, { token: owner.token, body: { title: name, status: 'published', body } })] as const),
+    );
+    for (const [name, res] of answers) {
+      if (res.status === 201) {
+        assert.equal((await view(res.body.slug)).status, 200, name);
+        continue;
+      }
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.equal(res.body.errors[0].path, 'body', name);
+    }
+    assert.match(answers[0][1].body.errors?.[0]?.message ?? '', /more than 64 levels/, 'nesting is refused before rendering');
+    // A refused PATCH leaves the page as it was.
+    const p = await create({ title: 'Kept', status: 'published', body: 'kept' });
+    assertProblem(await api('PATCH', `${base}/${p.id}${q()}`, { token: owner.token, body: { body: '>'.repeat(3_000) } }), 400, 'VALIDATION_FAILED');
+    const kept = await view(p.slug);
+    assert.equal(((await kept.json()) as { html: string }).html, '<p>kept</p>\n');
+  });
+
+  test('views serve the HTML stored with the version; the ETag is the version, so a 304 needs no body', async () => {
+    const p = await create({ title: 'Stored', slug: 'stored', status: 'published', body: 'original' });
+    const [row] = await sql('select html, version from pages where id = ?', [p.id]);
+    assert.deepEqual(row, { html: '<p>original</p>\n', version: 1 });
+    // What a view serves is the stored HTML, not a fresh render of the body.
+    await sql('update pages set html = ? where id = ?', ['<p>from the row</p>', p.id]);
+    const first = await view('stored');
+    assert.equal(((await first.json()) as { html: string }).html, '<p>from the row</p>');
+    assert.equal(first.headers.get('etag'), `"${p.id}.1"`);
+    assert.equal((await view('stored', { 'if-none-match': `"${p.id}.1"` })).status, 304);
+    await api('PATCH', `${base}/${p.id}${q()}`, { token: owner.token, body: { title: 'Stored again' } });
+    const second = await view('stored', { 'if-none-match': `"${p.id}.1"` });
+    assert.equal(second.status, 200);
+    assert.equal(second.headers.get('etag'), `"${p.id}.2"`);
+    assert.equal(((await second.json()) as { html: string }).html, '<p>from the row</p>', 'a write that leaves the body keeps its HTML');
+  });
+
+  test('a page stored before HTML was: its first view renders and stores it, once, and GraphQL renders nothing not asked for', async () => {
+    const p = await create({ title: 'Legacy', slug: 'legacy', status: 'published', body: '**old**' });
+    await sql('update pages set html = null where id = ?', [p.id]);
+    const titleOnly = await gql(svc.url, undefined, 'query($s: ID!) { pageView(storeId: $s, slug: "legacy") { title etag } }', { s: owner.storeId });
+    assert.deepEqual(titleOnly.data.pageView, { title: 'Legacy', etag: `"${p.id}.1"` });
+    assert.equal((await sql('select html from pages where id = ?', [p.id]))[0].html, null, 'html was not selected, so nothing was rendered');
+    const views = await Promise.all(Array.from({ length: 10 }, () => view('legacy')));
+    const bodies = await Promise.all(views.map((v) => v.json() as Promise<{ html: string }>));
+    assert.deepEqual(new Set(views.map((v) => v.status)), new Set([200]));
+    assert.deepEqual(new Set(bodies.map((b) => b.html)), new Set(['<p><strong>old</strong></p>\n']));
+    assert.equal((await sql('select html from pages where id = ?', [p.id]))[0].html, '<p><strong>old</strong></p>\n');
+  });
+
+  test('a stored body that cannot be rendered within budget is served as text, never as an error', async () => {
+    const p = await create({ title: 'Broken', slug: 'broken', status: 'published', body: 'fine' });
+    await sql('update pages set body = ?, html = null where id = ?', [`${'>'.repeat(3_000)} <b>`, p.id]);
+    const res = await view('broken');
+    assert.equal(res.status, 200);
+    const { html } = (await res.json()) as { html: string };
+    assert.ok(html.startsWith('<pre>&#62;&#62;&#62;') && html.endsWith(' &#60;b&#62;</pre>'), html.slice(0, 40));
+    assert.equal((await view('broken')).status, 200);
+  });
+});

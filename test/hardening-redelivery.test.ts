@@ -1,6 +1,5 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { client, freshDatabase, ownerWithStore, type Api } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
+import { spawnReplica, type Replica } from './replicas.js';
 
 /**
  * Crash redelivery (issue 10): delivery jobs claimed by a replica that is then killed come back
@@ -15,53 +15,18 @@ import { startReceiver, sleep, type Receiver } from './receiver.js';
  */
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
 
-interface Replica {
-  url: string;
-  proc: ChildProcess;
-  output: string[];
-  alive: boolean;
-}
-
 const secretKey = randomBytes(32).toString('hex');
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let dataDir: string;
 let rx: Receiver;
 const replicas: Replica[] = [];
 
-async function startReplica(name: string): Promise<Replica> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: db.url!,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    SOUK_SECRET_KEY: secretKey,
-    SOUK_WEBHOOK_ALLOW_PRIVATE: '1',
-    SOUK_DATA_DIR: join(dataDir, name),
-    NODE_ENV: 'test',
-  };
-  delete env.NODE_TEST_CONTEXT;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const replica: Replica = { url: '', proc, output: [], alive: true };
-  proc.on('exit', () => (replica.alive = false));
-  replicas.push(replica);
-  replica.url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replica ${name} did not start: ${replica.output.join('')}`)), 90_000);
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      replica.output.push(chunk.toString());
-      const m = /souk listening on (http:\/\/\S+)/.exec(replica.output.join(''));
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    proc.stderr!.on('data', (c: Buffer) => replica.output.push(c.toString()));
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`replica ${name} exited with ${code}: ${replica.output.join('')}`));
-    });
-  });
-  return replica;
-}
+const startReplica = (name: string) =>
+  spawnReplica(
+    name,
+    { DATABASE_URL: db.url!, SOUK_SECRET_KEY: secretKey, SOUK_WEBHOOK_ALLOW_PRIVATE: '1', SOUK_DATA_DIR: join(dataDir, name) },
+    { started: (r) => replicas.push(r) },
+  );
 
 before(async () => {
   if (skip) return;

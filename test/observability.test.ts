@@ -179,6 +179,8 @@ describe('metrics and introspection', () => {
       assert.match(text, /souk_realtime_subscribers \d+/);
       assert.match(text, /souk_db_pool_connections\{state="used"\}/);
       assert.match(text, /souk_webhook_deliveries_total/);
+      assert.match(text, /souk_cpu_pool_tasks\{state="waiting"\} 0/);
+      assert.match(text, /souk_cpu_pool_refusals\{reason="saturated"\} 0/);
     } finally {
       await svc.close();
     }

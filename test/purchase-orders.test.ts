@@ -361,6 +361,19 @@ describe('purchase order PDFs', () => {
     const missing = await api('POST', pos(s, ':batchPdf'), { token: s.token, body: { ids: [a.id, 'po_nope'] } });
     assertProblem(missing, 404, 'NOT_FOUND');
   });
+
+  test(':batchPdf over the size budget (item rows of all the ids) is refused with 422 naming the limit, before anything renders', async () => {
+    const s = await ownerWithStore(api);
+    const full = Array.from({ length: 500 }, (_, i) => ({ name: `منتج رقم ${i + 1}`, qtyOrdered: 1, unitCost: 1 }));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await createPo(s, { items: full })).id);
+    const res = await api('POST', pos(s, ':batchPdf'), { token: s.token, body: { ids } });
+    assertProblem(res, 422, 'LIMIT_EXCEEDED');
+    assert.match(res.body.detail, /at most 2000 item rows; these 5 purchase orders have 2500/);
+    assert.deepEqual(res.body.errors, [{ path: 'ids', message: 'hold 2500 item rows, over the limit of 2000' }]);
+    const one = await getPdf(s, ids[0]);
+    assert.equal(one.status, 200, 'a single full purchase order is within budget');
+  });
 });
 
 describe('sending purchase orders', () => {

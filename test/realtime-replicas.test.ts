@@ -1,6 +1,5 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,19 +8,12 @@ import pg from 'pg';
 import { client, freshDatabase, ownerWithStore, type Api } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, openSse, STORE_EVENTS } from './sse-client.js';
+import { spawnReplica, type Replica } from './replicas.js';
 import { initOrm, serverTarget, type DatabaseTarget } from '../src/db/orm.js';
 import { ENTITIES } from '../src/domains/entities.js';
 import { MIGRATIONS } from '../src/db/migrations/index.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
-
-interface Replica {
-  name: string;
-  url: string;
-  proc: ChildProcess;
-  output: string[];
-  alive: boolean;
-}
 
 const secretKey = randomBytes(32).toString('hex');
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -29,41 +21,10 @@ let dataDir: string;
 let rx: Receiver;
 const replicas: Replica[] = [];
 
-/** A server process on the shared database, as `npm start` runs it (node with tsx, no npx in between, so a signal reaches the server itself). */
+/** A server process on the shared database, from the sources under tsx. */
 async function startReplica(name: string): Promise<Replica> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: db.url!,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    SOUK_SECRET_KEY: secretKey,
-    SOUK_WEBHOOK_ALLOW_PRIVATE: '1',
-    SOUK_DATA_DIR: join(dataDir, name),
-    NODE_ENV: 'test',
-  };
-  // The test runner marks its own children; a server is not one of them.
-  delete env.NODE_TEST_CONTEXT;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  const replica: Replica = { name, url: '', proc, output, alive: true };
-  proc.on('exit', () => (replica.alive = false));
-  replica.url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replica ${name} did not start: ${output.join('')}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      const m = /souk listening on (http:\/\/\S+)/.exec(output.join(''));
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', (c: Buffer) => output.push(c.toString()));
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`replica ${name} exited with ${code}: ${output.join('')}`));
-    });
-  });
+  const env = { DATABASE_URL: db.url!, SOUK_SECRET_KEY: secretKey, SOUK_WEBHOOK_ALLOW_PRIVATE: '1', SOUK_DATA_DIR: join(dataDir, name) };
+  const replica = await spawnReplica(name, env, { timeoutMs: 60_000 });
   replicas.push(replica);
   return replica;
 }

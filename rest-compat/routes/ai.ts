@@ -1,4 +1,5 @@
 import { group, route } from '../route.js';
+import { busyResponses } from '../replies.js';
 
 const STUDIO = 'id storeId name brief { brandName tone keywords colors } primaries { logo icon cover palette } status createdAt updatedAt';
 const GENERATION = `id studioId kind status progress prompt provider model seed n width height colors attempts
@@ -63,6 +64,7 @@ export default group('ai', [
   route({
     method: 'POST',
     path: templates,
+    extraResponses: busyResponses,
     summary: 'Create an image prompt template (platform admins; with ?storeId= a store editor); every {{var}} must be declared in propsSchema',
     status: 201,
     operation: `mutation($storeId: ID, $input: ImagePromptTemplateCreateInput!) { createImagePromptTemplate(storeId: $storeId, input: $input) { ${TEMPLATE} } }`,
@@ -76,6 +78,7 @@ export default group('ai', [
   route({
     method: 'PATCH',
     path: `${templates}/{id}`,
+    extraResponses: busyResponses,
     summary: 'Update an image prompt template; the result must still declare every {{var}}',
     operation: `mutation($storeId: ID, $id: ID!, $input: ImagePromptTemplateUpdateInput!) { updateImagePromptTemplate(storeId: $storeId, id: $id, input: $input) { ${TEMPLATE} } }`,
   }),

@@ -1,4 +1,5 @@
 import { group, route } from '../route.js';
+import { busyResponses } from '../replies.js';
 
 export const TEMPLATE_COMPONENT = `id storeId title subtitle body category tags imageUrl code propsSchema slotsSchema propsDefault slotsDefault policy
   parentId parentVersion version updateAvailable createdAt updatedAt`;
@@ -16,6 +17,7 @@ export default group('template components', [
   route({
     method: 'POST',
     path: base,
+    extraResponses: busyResponses,
     summary: 'Create a template component (propsSchema compiled, propsDefault validated)',
     status: 201,
     operation: `mutation($storeId: ID!, $input: TemplateComponentInput!) { createTemplateComponent(storeId: $storeId, input: $input) { ${TEMPLATE_COMPONENT} } }`,
@@ -29,12 +31,14 @@ export default group('template components', [
   route({
     method: 'PATCH',
     path: `${base}/{id}`,
+    extraResponses: busyResponses,
     summary: 'Change the given fields (version increases when code or a schema changes)',
     operation: `mutation($storeId: ID!, $id: ID!, $input: TemplateComponentUpdateInput!) { updateTemplateComponent(storeId: $storeId, id: $id, input: $input) { ${TEMPLATE_COMPONENT} } }`,
   }),
   route({
     method: 'PUT',
     path: `${base}/{id}`,
+    extraResponses: busyResponses,
     summary: 'Replace the component (omitted fields take their defaults)',
     operation: `mutation($storeId: ID!, $id: ID!, $input: TemplateComponentInput!) { replaceTemplateComponent(storeId: $storeId, id: $id, input: $input) { ${TEMPLATE_COMPONENT} } }`,
   }),

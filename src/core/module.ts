@@ -12,11 +12,18 @@ export type OpenApiPaths = Record<string, Record<string, unknown>>;
  */
 export interface Module {
   name: string;
-  /** Runs after the database is migrated and before HTTP listens; returns how to stop. */
+  /**
+   * Runs after the database is migrated and before HTTP listens; returns how to stop. In every
+   * role it sets up what requests need (queues, caches, providers); its background work (queue
+   * workers, timers) it starts only where `runsWork(deps)` says so.
+   */
   start?: (deps: Deps) => Promise<(() => Promise<void>) | void>;
   /** Routes outside the REST table (event streams, asset bytes), with their OpenAPI entries. */
   http?: { register: (app: FastifyInstance, deps: Deps) => void; paths?: OpenApiPaths };
 }
+
+/** Whether this process runs background work: queue workers and timers (SOUK_ROLE worker or all, not web). */
+export const runsWork = (deps: Pick<Deps, 'config'>): boolean => deps.config.role !== 'web';
 
 declare module './context.js' {
   interface Deps {

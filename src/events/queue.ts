@@ -1,7 +1,7 @@
 import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
 import { insertJobs } from 'pg-boss/dist/plans.js';
 import type { BaseDeps, Deps } from '../core/context.js';
-import type { Module } from '../core/module.js';
+import { runsWork, type Module } from '../core/module.js';
 import type { TxCtx } from '../core/tx.js';
 import { QUEUE_POOL_MAX, type DatabaseTarget } from '../db/orm.js';
 
@@ -76,9 +76,10 @@ export function createQueue(deps: BaseDeps): Queue {
     application_name: 'souk-queue',
     // LISTEN/NOTIFY wakes workers of every replica on a real PostgreSQL; embedded mode is one process.
     useListenNotify: !deps.embedded,
-    // Cron schedules (the event retention job) run on whichever replica claims them first.
-    schedule: true,
-    supervise: true,
+    // Cron schedules (the event retention job) run on whichever replica claims them first, and
+    // maintenance (expired claims, retention) likewise: on the replicas that run background work.
+    schedule: runsWork(deps),
+    supervise: runsWork(deps),
     // On a server, jobs a dead replica had claimed are handed out again soon after they expire
     // (see DELIVERY_EXPIRE_SECONDS); embedded mode is one process, whose claims come back on restart.
     ...(deps.embedded ? { monitorIntervalSeconds: 60 } : { superviseIntervalSeconds: SUPERVISE_SECONDS, monitorIntervalSeconds: SUPERVISE_SECONDS }),

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Module } from '../core/module.js';
+import { runsWork, type Module } from '../core/module.js';
 import { pruneEvents } from './store-events.js';
 
 export const PRUNE_QUEUE = 'store-events-prune';
@@ -16,6 +16,7 @@ export const retentionModule: Module = {
   await boss.createQueue(PRUNE_QUEUE, { expireInSeconds: 600, retryLimit: 2, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
   // Stored in the database: every replica scheduling it at start keeps one schedule, claimed by one worker per tick.
   await boss.schedule(PRUNE_QUEUE, PRUNE_CRON);
+  if (!runsWork(deps)) return;
   const workerId = await boss.work(PRUNE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
     const removed = await pruneEvents(deps.orm.em.fork() as EntityManager, new Date(Date.now() - RETENTION_MS));
     if (removed) deps.log.info({ removed, retentionDays: RETENTION_DAYS }, 'pruned old store events');

@@ -18,6 +18,7 @@ import { sendProblem } from '../edge/http-problem.js';
 import { logRequests, noteContext, requestId } from '../edge/request-log.js';
 import { OperationCache } from '../edge/executor.js';
 import { allowOrigins, carryHeaders } from './cors.js';
+import { registerProbes } from './probes.js';
 import type { OpenApiPaths } from '../core/module.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -204,15 +205,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)));
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_req, reply) => {
-    try {
-      await deps.orm.em.getConnection().execute('select 1');
-      return { status: 'ready' };
-    } catch {
-      return sendProblem(reply, problem('UNAVAILABLE', 'The database is not reachable'));
-    }
-  });
+  registerProbes(app, deps);
 
   const limits = graphqlLimits();
   // One context per request: the hook below resolves the token, the GraphQL handlers reuse it.

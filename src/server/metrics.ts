@@ -33,6 +33,26 @@ function createMetrics(deps: Deps): { registry: Registry; metrics: Metrics } {
     },
   });
   new Gauge({
+    name: 'souk_cpu_pool_tasks',
+    help: 'Tasks of the CPU pool (Markdown, PDFs, images, user schemas) running on its threads and waiting for one',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      this.set({ state: 'running' }, deps.cpu.stats.running);
+      this.set({ state: 'waiting' }, deps.cpu.stats.waiting);
+    },
+  });
+  new Gauge({
+    name: 'souk_cpu_pool_refusals',
+    help: 'CPU pool tasks refused since start: saturated (503 with Retry-After) or over their budget (stopped at the deadline, out of stack or heap)',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.set({ reason: 'saturated' }, deps.cpu.stats.saturated);
+      this.set({ reason: 'over_budget' }, deps.cpu.stats.overBudget);
+    },
+  });
+  new Gauge({
     name: 'souk_db_pool_connections',
     help: "The ORM pool's connections by state",
     labelNames: ['state'],

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../core/context.js';
-import type { Module } from '../core/module.js';
+import { runsWork, type Module } from '../core/module.js';
 import { DELIVERY_QUEUE, DELIVERY_TIMEOUT_MS, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
@@ -318,6 +318,7 @@ export const deliveryModule: Module = {
   name: 'webhook-delivery',
   start: async (deps) => {
     await sealLegacyHeaders(deps);
+    if (!runsWork(deps)) return;
     const pump = new DeliveryPump(deps, deps.queue, deps.config.deliveryConcurrency);
     pumps.set(deps, pump);
     pump.start();

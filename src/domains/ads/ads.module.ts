@@ -1,5 +1,5 @@
 import type { JobResult } from 'pg-boss';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import { ADS_KEY, disconnectAds } from './ads.service.js';
 import { CAPI_QUEUE, ConversionDirectory, conversionDirectories, DIRECTORY_REFRESH_MS, conversionsQueueOptions, queueConversions, sendConversion } from './ads.conversions.js';
 
@@ -22,6 +22,7 @@ export const adsModule: Module = {
     const { boss } = deps.queue;
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(CAPI_QUEUE, conversionsQueueOptions(deps) as never);
+    if (!runsWork(deps)) return async () => clearInterval(timer);
     // Up to 10 events at a time, each settled on its own (one failing event retries alone); retries
     // come due without a NOTIFY, so a short poll picks them up on time.
     const options = { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5, batchSize: 10, burstWhenBatchFull: true, perJobResults: true } as const;

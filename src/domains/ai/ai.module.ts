@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import { createContext, requireActor, type Deps } from '../../core/context.js';
 import { AppError, notFound, problem } from '../../core/errors.js';
 import { requireStorePermission } from '../../core/policy.js';
@@ -14,9 +14,9 @@ import { GenerationWorker } from './generation.worker.js';
 /** The provider SOUK_AI_PROVIDER names; null when it is `openai` without an API key. */
 export function configuredProvider(deps: Deps): ImageProvider | null {
   const c = deps.config;
-  if (c.aiProvider === 'local') return localImages();
+  if (c.aiProvider === 'local') return localImages(deps.cpu);
   if (!c.aiApiKey) return null;
-  return openAiImages({ url: c.aiImagesUrl, apiKey: c.aiApiKey, model: c.aiImageModel, timeoutMs: c.aiTimeoutMs });
+  return openAiImages({ url: c.aiImagesUrl, apiKey: c.aiApiKey, model: c.aiImageModel, timeoutMs: c.aiTimeoutMs, cpu: deps.cpu });
 }
 
 const UNVERIFIED = 'The signed URL is invalid or has expired';
@@ -88,6 +88,7 @@ export const aiModule: Module = {
       deleteAfterSeconds: 86_400,
       notify: !deps.embedded,
     } as never);
+    if (!runsWork(deps)) return;
     const worker = new GenerationWorker(deps, boss);
     await worker.start();
     return () => worker.stop();

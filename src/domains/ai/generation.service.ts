@@ -9,7 +9,7 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import type { ImageProvider } from '../../providers/images.js';
 import { AiAsset, AiGeneration, BrandStudio } from './brand-studio.entity.js';
 import { ImagePromptTemplate } from './prompt-template.entity.js';
-import { compileSchema, fillPlaceholders, placeholders, validateProps } from './prompt.js';
+import { checkPropsOffThread, fillPlaceholders, placeholders } from './prompt.js';
 import { assetUrl } from './asset-urls.js';
 import { type AiGenerationType, type BrandGenerateInput, type ImageKind } from './ai.types.js';
 
@@ -149,13 +149,14 @@ export async function resolvePrompts(ctx: Ctx, studio: BrandStudio, g: BrandGene
     return out;
   }
   const t = await findTemplate(ctx, studio.storeId, g.promptTemplateId);
-  const validate = compileSchema(t.propsSchema, 'generate.promptTemplateId');
   const used = placeholders(t.prompt);
-  for (const k of kinds) {
+  const values = kinds.map((k) => {
     const fromBrief = Object.fromEntries(Object.entries(briefValues(studio, k)).filter(([name]) => used.includes(name)));
-    const values = { ...fromBrief, ...t.props, ...(g.props ?? {}) };
-    validateProps(validate, values, 'generate.props');
-    const prompt = fillPlaceholders(t.prompt, values).trim();
+    return { ...fromBrief, ...t.props, ...(g.props ?? {}) };
+  });
+  await checkPropsOffThread(ctx.deps.cpu, { schema: t.propsSchema, schemaPath: 'generate.promptTemplateId', values, prefix: 'generate.props' });
+  for (const [i, k] of kinds.entries()) {
+    const prompt = fillPlaceholders(t.prompt, values[i]).trim();
     if (!prompt) throw invalid('generate.props', 'would leave the prompt empty');
     if (prompt.length > PROMPT_MAX) throw invalid('generate.props', `would make the prompt longer than ${PROMPT_MAX} characters`);
     out.set(k, prompt);

@@ -4,7 +4,7 @@ import type { Job, PgBoss } from 'pg-boss';
 import type { Ctx, Deps } from '../../core/context.js';
 import { transaction } from '../../core/tx.js';
 import { ImageProviderError, type GeneratedImage } from '../../providers/images.js';
-import { derivePalette, drawSwatch } from '../../providers/local-images/draw.js';
+import { derivePalette, drawSwatchOffThread } from '../../providers/local-images/draw.js';
 import { newId } from '../../lib/ids.js';
 import { AiAsset, AiGeneration } from './brand-studio.entity.js';
 import { AI_QUEUE, emitGeneration, GENERATION_TIMEOUT_MS, generationView, imageProviders, MAX_ASSET_BYTES, MAX_ATTEMPTS, type GenerationJob } from './generation.service.js';
@@ -211,10 +211,12 @@ export class GenerationWorker {
 
   private async render(g: AiGeneration, data: GenerationJob, signal: AbortSignal): Promise<Image[]> {
     if (g.kind === 'palette') {
-      return Array.from({ length: g.n }, (_, i) => {
-        const colors = derivePalette(g.prompt, g.seed + i, data.baseColors ?? []);
-        return { png: drawSwatch(colors, g.width, g.height), width: g.width, height: g.height, colors };
-      });
+      return Promise.all(
+        Array.from({ length: g.n }, async (_, i) => {
+          const colors = derivePalette(g.prompt, g.seed + i, data.baseColors ?? []);
+          return { png: await drawSwatchOffThread(this.deps.cpu, colors, g.width, g.height), width: g.width, height: g.height, colors };
+        }),
+      );
     }
     const provider = imageProviders.get(this.deps);
     if (!provider || provider.name !== g.provider) throw new ImageProviderError(`the ${g.provider} image provider is not configured on this server`, false);

@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../core/errors.js';
 import { transaction } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { ImagePromptTemplate } from './prompt-template.entity.js';
-import { assertDeclared, compileSchema, validateProps } from './prompt.js';
+import { checkPropsOffThread } from './prompt.js';
 import type { ImagePromptTemplateCreateInput, ImagePromptTemplateType, ImagePromptTemplateUpdateInput } from './ai.types.js';
 
 /** Schemas and default props are small documents. */
@@ -32,10 +32,8 @@ function sized(value: Record<string, unknown>, path: string): Record<string, unk
 }
 
 /** The rules of a template as a whole: placeholders declared, schema compiles, default props valid. */
-function check(t: { prompt: string; propsSchema: Record<string, unknown>; props: Record<string, unknown> }): void {
-  const validate = compileSchema(t.propsSchema);
-  assertDeclared(t.prompt, t.propsSchema);
-  validateProps(validate, t.props, 'props', true);
+function check(ctx: Ctx, t: { prompt: string; propsSchema: Record<string, unknown>; props: Record<string, unknown> }): Promise<void> {
+  return checkPropsOffThread(ctx.deps.cpu, { schema: t.propsSchema, schemaPath: 'propsSchema', prompt: t.prompt, values: [t.props], prefix: 'props', defaults: true });
 }
 
 const tags = (list: string[]) => [...new Set(list.map((t) => t.trim()).filter(Boolean))];
@@ -74,7 +72,7 @@ export async function createTemplate(ctx: Ctx, storeId: string | null, input: Im
     propsSchema: sized(input.propsSchema ?? {}, 'propsSchema'),
     props: sized(input.props ?? {}, 'props'),
   };
-  check(fields);
+  await check(ctx, fields);
   return transaction(ctx, async (tx) => {
     const t = tx.em.create(ImagePromptTemplate, {
       storeId,
@@ -101,7 +99,7 @@ export async function updateTemplate(ctx: Ctx, storeId: string | null, id: strin
     if (input.propsSchema != null) t.propsSchema = sized(input.propsSchema, 'propsSchema');
     if (input.props != null) t.props = sized(input.props, 'props');
     // The merged template must hold together: a new prompt against the old schema, and so on.
-    check(t);
+    await check(tx, t);
     t.updatedAt = new Date();
     await tx.em.flush();
     return templateView(t);

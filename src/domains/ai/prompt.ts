@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
+import { cpuTask, type CpuPool } from '../../core/cpu.js';
 import { AppError, invalid, type FieldError } from '../../core/errors.js';
+import { linearRegExp } from '../../lib/linear-regexp.js';
 
 const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default;
 
@@ -34,9 +36,12 @@ export function assertDeclared(prompt: string, schema: Record<string, unknown>):
   }
 }
 
-/** A fresh Ajv per compile: schemas are user input and must not accumulate in a shared instance. */
+/**
+ * A fresh Ajv per compile: schemas are user input and must not accumulate in a shared instance.
+ * Their patterns run on the linear-time engine.
+ */
 function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true, code: { regExp: linearRegExp } });
   addFormats(ajv);
   return ajv;
 }
@@ -75,6 +80,37 @@ export function validateProps(validate: Validator, props: Record<string, unknown
     message: e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties' ? 'is not declared in propsSchema' : (e.message ?? 'is invalid'),
   }));
   throw new AppError('VALIDATION_FAILED', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+}
+
+export interface PropsCheck {
+  schema: Record<string, unknown>;
+  /** Where a schema that does not compile is reported. */
+  schemaPath: string;
+  /** Given: every placeholder of this prompt must be declared in the schema. */
+  prompt?: string;
+  /** Each set of values must validate (failures reported under `prefix`). */
+  values: Array<Record<string, unknown>>;
+  prefix: string;
+  /** The values are a template's defaults (see validateProps). */
+  defaults?: boolean;
+}
+
+export const CHECK_PROPS = cpuTask<PropsCheck, null>('ai.checkProps');
+
+/** Compiles the schema and validates the values: the CPU half of a template write or a generation request. */
+export function checkProps(c: PropsCheck): null {
+  const validate = compileSchema(c.schema, c.schemaPath);
+  if (c.prompt !== undefined) assertDeclared(c.prompt, c.schema);
+  for (const values of c.values) validateProps(validate, values, c.prefix, c.defaults);
+  return null;
+}
+
+/** Schemas are at most 16 KiB and patterns run in linear time: only a pathological schema comes near this. */
+const CHECK_TIME_LIMIT_MS = 2_000;
+
+/** checkProps off the event loop; the first failure → 400. */
+export async function checkPropsOffThread(cpu: CpuPool, c: PropsCheck): Promise<void> {
+  await cpu.run(CHECK_PROPS, c, { timeoutMs: CHECK_TIME_LIMIT_MS, overBudget: () => invalid(c.schemaPath, 'takes too long to check (simplify the schema)') });
 }
 
 function text(value: unknown): string {

@@ -1,5 +1,5 @@
 import type { Deps } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
 import { CarrierError, type CarrierParcelState } from '../../providers/carrier.js';
 import { loadIntegration, markIntegration } from '../integrations/integration.access.js';
@@ -92,6 +92,7 @@ export const carrierModule: Module = {
     await boss.createQueue(CARRIER_POLL_QUEUE, { expireInSeconds: 900, retryLimit: 1, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     // Stored in the database: every replica scheduling it keeps one schedule, one worker per tick.
     await boss.schedule(CARRIER_POLL_QUEUE, POLL_CRON);
+    if (!runsWork(deps)) return;
     const workerId = await boss.work(CARRIER_POLL_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
       const { polled, changed } = await pollQuietParcels(deps);
       if (polled) deps.log.info({ polled, changed }, 'polled quiet parcels');

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx, Deps } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import { decryptSecret } from '../../core/secrets.js';
 import { lockStore, transaction } from '../../core/tx.js';
 import { ConnectorError, type RemoteOrder, type RemoteProduct } from '../../providers/connector.js';
@@ -97,6 +97,7 @@ export const connectorModule: Module = {
     await boss.createQueue(IMPORT_QUEUE, { expireInSeconds: 3600, retryLimit: 5, retryDelay: 30, retryBackoff: true, retryDelayMax: 1800, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     await boss.createQueue(MAINTENANCE_QUEUE, { expireInSeconds: 600, retryLimit: 0, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     await boss.schedule(MAINTENANCE_QUEUE, MAINTENANCE_CRON);
+    if (!runsWork(deps)) return;
     const importer = await boss.work<ImportJob>(IMPORT_QUEUE, { pollingIntervalSeconds: 2, batchSize: 1 }, async ([job]) => {
       const counts = await importConnector(deps, job.data.connectorId);
       deps.log.info({ connectorId: job.data.connectorId, ...counts }, 'connector import finished');

@@ -10,7 +10,7 @@ export interface Seo {
 
 @Entity({ tableName: 'pages' })
 export class Page {
-  [OptionalProps]?: 'id' | 'body' | 'status' | 'publishedAt' | 'seo' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'body' | 'html' | 'version' | 'status' | 'publishedAt' | 'seo' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('pg');
@@ -27,6 +27,14 @@ export class Page {
   /** Markdown. */
   @Property({ type: 'text' })
   body: string = '';
+
+  /** The body rendered to sanitized HTML when it was written; null for pages written before that (their first view fills it). */
+  @Property({ type: 'text', nullable: true, lazy: true })
+  html: string | null = null;
+
+  /** Counts the page's writes; the public view's ETag. */
+  @Property({ type: 'integer' })
+  version: number = 1;
 
   @Property({ type: 'string' })
   status: string = 'draft';

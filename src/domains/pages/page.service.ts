@@ -1,9 +1,9 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Page, PageRedirect, type Seo } from './page.entity.js';
-import type { PageInput, PagePage, PageType, PageUpdateInput, PageViewType, SeoInput } from './page.types.js';
-import { renderMarkdown } from './render.js';
+import { PageViewType, type PageInput, type PagePage, type PageType, type PageUpdateInput, type SeoInput } from './page.types.js';
+import { renderBody } from './render.js';
 import type { Ctx } from '../../core/context.js';
-import { conflict, invalid, notFound } from '../../core/errors.js';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { page as pageOf, pageLimit } from '../../lib/pagination.js';
 import { slugify } from '../../lib/slug.js';
@@ -92,7 +92,10 @@ export async function getPage(ctx: Ctx, storeId: string, idOrSlug: string): Prom
   return pageView(p);
 }
 
+/** A body that cannot be rendered within its budget is refused here, at write time (400 at `body`). */
 export async function createPage(ctx: Ctx, storeId: string, input: PageInput): Promise<PageType> {
+  const body = input.body ?? '';
+  const html = await renderBody(ctx.deps.cpu, body);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       let slug: string;
@@ -103,7 +106,7 @@ export async function createPage(ctx: Ctx, storeId: string, input: PageInput): P
         slug = await freeSlug(tx, storeId, slugify(input.title));
       }
       await claimSlug(tx, storeId, slug);
-      const p = tx.em.create(Page, { storeId, title: input.title.trim(), slug, body: input.body ?? '', seo: seoOf(input.seo) });
+      const p = tx.em.create(Page, { storeId, title: input.title.trim(), slug, body, html, seo: seoOf(input.seo) });
       setStatus(p, input.status ?? 'draft');
       await tx.em.flush();
       return pageView(p);
@@ -111,16 +114,24 @@ export async function createPage(ctx: Ctx, storeId: string, input: PageInput): P
   );
 }
 
-/** PUT replaces every field, PATCH the given ones; a changed slug leaves a redirect behind. */
+/**
+ * PUT replaces every field, PATCH the given ones; a changed slug leaves a redirect behind. A new
+ * body is rendered before the transaction opens; every write is a new version.
+ */
 export async function updatePage(ctx: Ctx, storeId: string, id: string, input: PageUpdateInput | PageInput, mode: 'patch' | 'replace'): Promise<PageType> {
+  const body = mode === 'replace' ? ((input as PageInput).body ?? '') : (input.body ?? null);
+  const html = body === null ? null : await renderBody(ctx.deps.cpu, body);
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const p = await findPage(tx, storeId, id, true);
       const oldSlug = p.slug;
+      if (body !== null) {
+        p.body = body;
+        p.html = html;
+      }
       if (mode === 'replace') {
         const r = input as PageInput;
         p.title = r.title.trim();
-        p.body = r.body ?? '';
         p.seo = seoOf(r.seo);
         setStatus(p, r.status ?? 'draft');
         // Without a slug the page keeps its own: a replace should not break its links.
@@ -128,7 +139,6 @@ export async function updatePage(ctx: Ctx, storeId: string, id: string, input: P
       } else {
         const u = input as PageUpdateInput;
         if (u.title != null) p.title = u.title.trim();
-        if (u.body != null) p.body = u.body;
         if (u.seo !== undefined) p.seo = seoOf(u.seo, p.seo);
         if (u.status != null) setStatus(p, u.status);
         if (u.slug != null) p.slug = checkSlug(u.slug);
@@ -142,6 +152,7 @@ export async function updatePage(ctx: Ctx, storeId: string, id: string, input: P
           [storeId, oldSlug, id, new Date()],
         );
       }
+      p.version += 1;
       p.updatedAt = new Date();
       await tx.em.flush();
       return pageView(p);
@@ -156,19 +167,62 @@ export async function deletePage(ctx: Ctx, storeId: string, id: string): Promise
   });
 }
 
+/** The public view's ETag: the page and its version, known without reading or rendering the body. */
+export const pageEtag = (p: Pick<Page, 'id' | 'version'>) => `"${p.id}.${p.version}"`;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Renders in flight, by page version: views arriving together share one. */
+const filling = new Map<string, Promise<string>>();
+
 /**
- * The public rendering of a published page. A slug the page left behind answers with its
- * current slug and `moved: true`; drafts, unknown slugs and unknown stores are all 404 alike.
+ * The HTML of a page written before pages stored theirs, rendered in the CPU pool and stored on
+ * its first view. A body that cannot be rendered within budget is served as escaped text (and
+ * stored so), never as an error; a saturated pool answers 503 and the next view tries again.
+ */
+function fillHtml(ctx: Ctx, p: Page): Promise<string> {
+  const key = `${p.id}.${p.version}`;
+  let pending = filling.get(key);
+  if (!pending) {
+    pending = renderAndStore(ctx, p).finally(() => filling.delete(key));
+    filling.set(key, pending);
+  }
+  return pending;
+}
+
+async function renderAndStore(ctx: Ctx, p: Page): Promise<string> {
+  let html: string;
+  try {
+    html = await renderBody(ctx.deps.cpu, p.body);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'VALIDATION_FAILED') throw err;
+    ctx.deps.log.warn({ pageId: p.id, reason: err.message }, 'pages: a stored body cannot be rendered within budget; serving it as text');
+    html = `<pre>${escapeHtml(p.body)}</pre>`;
+  }
+  await ctx.em.execute('update pages set html = ? where id = ? and version = ? and html is null', [html, p.id, p.version]);
+  return html;
+}
+
+/**
+ * The public view of a published page: its stored HTML, nothing rendered (but a page from before
+ * stored HTML, once). A slug the page left behind answers with its current slug and `moved:
+ * true`; drafts, unknown slugs and unknown stores are all 404 alike. `html` is a resolver: it runs
+ * only when the query selects it, so only such a view fills a missing HTML.
  */
 export async function viewPage(ctx: Ctx, storeId: string, slug: string): Promise<PageViewType> {
-  let p = await ctx.em.findOne(Page, { storeId, slug, status: 'published' });
+  const populate = { populate: ['html'] as const };
+  let p = await ctx.em.findOne(Page, { storeId, slug, status: 'published' }, populate);
   let moved = false;
   if (!p) {
     const redirect = await ctx.em.findOne(PageRedirect, { storeId, slug });
-    p = redirect ? await ctx.em.findOne(Page, { id: redirect.pageId, storeId, status: 'published' }) : null;
+    p = redirect ? await ctx.em.findOne(Page, { id: redirect.pageId, storeId, status: 'published' }, populate) : null;
     moved = true;
   }
   if (!p) throw notFound('page');
-  const v = pageView(p);
-  return { slug: p.slug, moved, title: v.title, html: renderMarkdown(p.body), seo: v.seo, updatedAt: v.updatedAt };
+  const page = p;
+  const v = pageView(page);
+  const view = new PageViewType();
+  Object.assign(view, { slug: page.slug, moved, title: v.title, seo: v.seo, updatedAt: v.updatedAt, etag: pageEtag(page) });
+  view.htmlSource = () => page.html ?? fillHtml(ctx, page);
+  return view;
 }

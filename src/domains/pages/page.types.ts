@@ -142,12 +142,21 @@ export class PageViewType {
   @Field(() => String)
   title!: string;
 
-  @Field(() => String, { description: 'Sanitized HTML rendered from the Markdown body.' })
-  html!: string;
+  /** The stored HTML, or how to make it for a page stored before pages kept theirs (not a GraphQL field). */
+  htmlSource!: () => string | Promise<string>;
+
+  /** A resolver, not a property: it runs only when a query selects `html`, and its answer may be awaited. */
+  @Field(() => String, { description: 'Sanitized HTML rendered from the Markdown body when the page was written.' })
+  html(): string | Promise<string> {
+    return this.htmlSource();
+  }
 
   @Field(() => SeoType)
   seo!: SeoType;
 
   @Field(() => GraphQLISODateTime)
   updatedAt!: string;
+
+  @Field(() => String, { description: 'A strong validator of this version of the page (REST: its ETag); it changes with every write.' })
+  etag!: string;
 }

@@ -1,6 +1,8 @@
 import { Marked } from 'marked';
 import { createRequire } from 'node:module';
 import type sanitizeHtml from 'sanitize-html';
+import { cpuTask, type CpuPool, type OverBudget } from '../../core/cpu.js';
+import { invalid } from '../../core/errors.js';
 
 /** A private instance: no other code's `marked.use()` changes how pages render. */
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
@@ -45,4 +47,59 @@ let sanitizer: typeof sanitizeHtml | undefined;
 export function renderMarkdown(source: string): string {
   sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml;
   return sanitizer(markdown.parse(source) as string, POLICY);
+}
+
+/**
+ * Block quotes and lists nest by recursion in the parser: a body nesting deeper than this is
+ * refused before rendering (">" × 3,000 overflowed the parser's stack).
+ */
+export const MAX_NESTING = 64;
+
+/** A block quote or list item marker opening a line (or the rest of one: containers chain). */
+const CONTAINER = /^[ \t]*(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$))[ \t]?/;
+
+/**
+ * The deepest nesting of block quotes and list items a line opens (up to MAX_NESTING + 1): the
+ * containers chained at its start (`> - > 1. ...`), plus the levels its indentation puts the
+ * first of them in.
+ */
+export function nestingDepth(source: string): number {
+  let deepest = 0;
+  for (const line of source.split('\n')) {
+    let rest = line;
+    let depth = 0;
+    for (let m = CONTAINER.exec(rest); m; m = CONTAINER.exec(rest)) {
+      if (depth === 0) depth = Math.floor(/^[ \t]*/.exec(rest)![0].replace(/\t/g, '    ').length / 2);
+      // Past the limit the answer is known: stop before a long line costs more.
+      if (++depth > MAX_NESTING) return depth;
+      rest = rest.slice(m[0].length);
+    }
+    deepest = Math.max(deepest, depth);
+  }
+  return deepest;
+}
+
+export const RENDER_PAGE = cpuTask<string, string>('pages.render');
+
+/** What the pool runs: the nesting check, then the rendering. */
+export function renderPage(source: string): string {
+  if (nestingDepth(source) > MAX_NESTING) throw invalid('body', `nests block quotes or lists more than ${MAX_NESTING} levels deep`);
+  return renderMarkdown(source);
+}
+
+/**
+ * A page may take this long to render. A 256 KiB body of ordinary Markdown renders in well under
+ * a second; bodies built to make the parser work quadratically ("*a" × 49,000) take many.
+ */
+export const RENDER_TIME_LIMIT_MS = 5_000;
+
+const OVER: Record<OverBudget, string> = {
+  time: `takes longer than ${RENDER_TIME_LIMIT_MS / 1000} s to render: simplify its Markdown`,
+  depth: 'nests too deeply to render: simplify its Markdown',
+  memory: 'needs too much memory to render: simplify its Markdown',
+};
+
+/** The body's HTML, rendered off the event loop; one that cannot be rendered within budget → 400 at `body`. */
+export function renderBody(cpu: CpuPool, source: string, queueWaitMs?: number): Promise<string> {
+  return cpu.run(RENDER_PAGE, source, { timeoutMs: RENDER_TIME_LIMIT_MS, overBudget: (reason) => invalid('body', OVER[reason]), queueWaitMs });
 }

@@ -1,5 +1,5 @@
 import type { Deps } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
 import { paymentSettings } from './payment.providers.js';
@@ -75,6 +75,7 @@ export const paymentsModule: Module = {
     await boss.createQueue(RECONCILE_QUEUE, { expireInSeconds: 600, retryLimit: 0, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
     // Stored in the database: one schedule whatever the number of replicas, one worker per tick.
     await boss.schedule(RECONCILE_QUEUE, RECONCILE_CRON);
+    if (!runsWork(deps)) return;
     const workerId = await boss.work(RECONCILE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
       await reconcilePayments(deps);
     });

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { formatPoNumber, PurchaseOrderItem, type PurchaseOrder } from './purchase-order.entity.js';
+import { formatPoNumber, type PurchaseOrder, type PurchaseOrderItem } from './purchase-order.entity.js';
 import { Warehouse } from '../inventory/inventory.entity.js';
+import { asBuffer, cpuTask, type CpuPool, type OverBudget } from '../../core/cpu.js';
+import { AppError } from '../../core/errors.js';
 import { toMajor } from '../../core/money.js';
 import { drawLine, drawText, textHeight, wrapText } from '../../lib/pdf-text.js';
 
@@ -48,9 +50,16 @@ export interface PdfWarehouse {
   address: Record<string, unknown> | null;
 }
 
+/** What a document shows of a PO and its items: plain data, as it crosses to a worker thread. */
+export type PdfPo = Pick<
+  PurchaseOrder,
+  'number' | 'status' | 'currency' | 'supplier' | 'createdAt' | 'updatedAt' | 'expectedAt' | 'reference' | 'notes' | 'subtotal' | 'shippingCost' | 'tax' | 'total'
+>;
+export type PdfItem = Pick<PurchaseOrderItem, 'sku' | 'name' | 'qtyOrdered' | 'qtyReceived' | 'unitCost' | 'lineTotal'>;
+
 export interface PdfPurchaseOrder {
-  po: PurchaseOrder;
-  items: PurchaseOrderItem[];
+  po: PdfPo;
+  items: PdfItem[];
   warehouse: PdfWarehouse | null;
 }
 
@@ -78,7 +87,7 @@ interface Column {
   title: string;
   width: number;
   align: 'left' | 'right' | 'auto';
-  cell: (item: PurchaseOrderItem, index: number) => string;
+  cell: (item: PdfItem, index: number) => string;
 }
 
 function columns(currency: string): Column[] {
@@ -255,20 +264,110 @@ export async function renderPurchaseOrders(storeName: string, list: PdfPurchaseO
   return Buffer.concat(chunks);
 }
 
-/** What the PDF of these POs needs, in the order given. */
-export async function pdfSources(em: EntityManager, storeId: string, pos: PurchaseOrder[]): Promise<{ storeName: string; list: PdfPurchaseOrder[] }> {
+export interface PdfSources {
+  storeName: string;
+  list: PdfPurchaseOrder[];
+}
+
+const plainPo = (po: PurchaseOrder): PdfPo => ({
+  number: po.number,
+  status: po.status,
+  currency: po.currency,
+  supplier: po.supplier,
+  createdAt: po.createdAt,
+  updatedAt: po.updatedAt,
+  expectedAt: po.expectedAt,
+  reference: po.reference,
+  notes: po.notes,
+  subtotal: po.subtotal,
+  shippingCost: po.shippingCost,
+  tax: po.tax,
+  total: po.total,
+});
+
+interface ItemRow {
+  purchase_order_id: string;
+  sku: string | null;
+  name: string;
+  qty_ordered: number;
+  qty_received: number;
+  unit_cost: string;
+  line_total: string;
+}
+
+/**
+ * What the PDF of these POs needs, in the order given. Items are read as plain rows, not
+ * entities: a document may hold thousands, and hydrating them would cost the event loop more
+ * than the query.
+ */
+export async function pdfSources(em: EntityManager, storeId: string, pos: PurchaseOrder[]): Promise<PdfSources> {
   const [store] = await em.execute<Array<{ name: string }>>('select name from stores where id = ?', [storeId]);
   const ids = pos.map((p) => p.id);
-  const items = await em.find(PurchaseOrderItem, { purchaseOrderId: { $in: ids } }, { orderBy: { purchaseOrderId: 'asc', position: 'asc' } });
+  const rows = await em.execute<ItemRow[]>(
+    `select purchase_order_id, sku, name, qty_ordered, qty_received, unit_cost, line_total from purchase_order_items
+      where purchase_order_id in (?) order by purchase_order_id, position`,
+    [ids],
+  );
+  const items = new Map<string, PdfItem[]>(ids.map((id) => [id, []]));
+  for (const r of rows) {
+    items.get(r.purchase_order_id)!.push({ sku: r.sku, name: r.name, qtyOrdered: r.qty_ordered, qtyReceived: r.qty_received, unitCost: Number(r.unit_cost), lineTotal: Number(r.line_total) });
+  }
   const warehouseIds = [...new Set(pos.map((p) => p.warehouseId).filter((w): w is string => !!w))];
   const warehouses = warehouseIds.length ? await em.find(Warehouse, { id: { $in: warehouseIds } }) : [];
   return {
     storeName: store?.name ?? '',
     list: pos.map((po) => {
       const w = warehouses.find((x) => x.id === po.warehouseId);
-      return { po, items: items.filter((i) => i.purchaseOrderId === po.id), warehouse: w ? { name: w.name, code: w.code, address: w.address } : null };
+      return { po: plainPo(po), items: items.get(po.id)!, warehouse: w ? { name: w.name, code: w.code, address: w.address } : null };
     }),
   };
+}
+
+/**
+ * The size budget of one document, in item rows (each PO's items together): a merged PDF of up
+ * to 4 full POs of 500 items. Rendering costs about 2 ms a row (Arabic text is shaped per cell).
+ */
+export const PDF_MAX_ROWS = 2_000;
+
+/** How long a document may render: generous for its size (its deadline, not its expected time). */
+export const pdfTimeLimitMs = (rows: number) => 5_000 + 5 * rows;
+
+/** Item rows of these POs, counted in the database before any is loaded. */
+export async function pdfRows(em: EntityManager, ids: string[]): Promise<number> {
+  const [row] = await em.execute<Array<{ n: number }>>('select count(*)::int as n from purchase_order_items where purchase_order_id in (?)', [ids]);
+  return row?.n ?? 0;
+}
+
+/** A document of more rows than the budget → 422 naming the limit, before anything is rendered. */
+export function assertPdfBudget(rows: number, count: number): void {
+  if (rows <= PDF_MAX_ROWS) return;
+  const detail = `A PDF holds at most ${PDF_MAX_ROWS} item rows; ${count === 1 ? 'this purchase order has' : `these ${count} purchase orders have`} ${rows}`;
+  throw new AppError('LIMIT_EXCEEDED', `${detail}${count > 1 ? ': ask for fewer ids per document' : ''}`, [{ path: 'ids', message: `hold ${rows} item rows, over the limit of ${PDF_MAX_ROWS}` }]);
+}
+
+export const RENDER_PDF = cpuTask<PdfSources, Uint8Array>('purchase-orders.pdf');
+
+export const renderPdfTask = ({ storeName, list }: PdfSources): Promise<Uint8Array> => renderPurchaseOrders(storeName, list);
+
+const OVER: Record<OverBudget, string> = {
+  time: 'took longer than its time limit to render',
+  depth: 'could not be laid out',
+  memory: 'needed more memory than a document may use',
+};
+
+/**
+ * The document, rendered off the event loop within its budget. A request waits a short while
+ * for a thread (then 503); a queue job (`background`) waits as long as a job may.
+ */
+export async function renderPdf(cpu: CpuPool, sources: PdfSources, background = false): Promise<Buffer> {
+  const rows = sources.list.reduce((n, x) => n + x.items.length, 0);
+  assertPdfBudget(rows, sources.list.length);
+  const bytes = await cpu.run(RENDER_PDF, sources, {
+    timeoutMs: pdfTimeLimitMs(rows),
+    overBudget: (reason) => new AppError('LIMIT_EXCEEDED', `The PDF ${OVER[reason]}: ask for fewer purchase orders or items per document`),
+    ...(background ? { queueWaitMs: 120_000 } : {}),
+  });
+  return asBuffer(bytes);
 }
 
 /** A strong ETag of the bytes. */

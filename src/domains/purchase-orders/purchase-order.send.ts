@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatPoNumber, PurchaseOrder, PurchaseOrderSend } from './purchase-order.entity.js';
-import { pdfSources, renderPurchaseOrders } from './purchase-order.pdf.js';
+import { pdfSources, renderPdf } from './purchase-order.pdf.js';
 import type { Deps } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
+import { runsWork, type Module } from '../../core/module.js';
 import type { TxCtx } from '../../core/tx.js';
 import { enqueueInTransaction } from '../../events/queue.js';
 
@@ -34,11 +34,12 @@ export async function processSend(deps: Deps, sendId: string): Promise<void> {
   if (!send || send.status !== 'queued') return;
   const po = await em.findOne(PurchaseOrder, { id: send.purchaseOrderId });
   if (!po) return;
-  const { storeName, list } = await pdfSources(em, po.storeId, [po]);
+  const sources = await pdfSources(em, po.storeId, [po]);
+  const { storeName } = sources;
   const number = formatPoNumber(po.number);
   let error: string | null = null;
   try {
-    const pdf = await renderPurchaseOrders(storeName, list);
+    const pdf = await renderPdf(deps.cpu, sources, true);
     await deps.mailer.deliver({
       to: send.recipients.join(', '),
       cc: send.cc,
@@ -63,6 +64,7 @@ export const purchaseOrderSendModule: Module = {
     const { boss } = deps.queue;
     // Created at start, outside any transaction (embedded mode has one database session).
     await boss.createQueue(PO_SEND_QUEUE, { expireInSeconds: 300, retryLimit: 3, retryDelay: 10, retryBackoff: true, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);
+    if (!runsWork(deps)) return;
     const workerId = await boss.work<SendJob>(PO_SEND_QUEUE, { pollingIntervalSeconds: 2, batchSize: 1 }, async ([job]) => processSend(deps, job.data.sendId));
     deps.queue.addLocalWorker(PO_SEND_QUEUE, workerId);
     return async () => {

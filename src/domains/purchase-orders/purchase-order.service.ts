@@ -23,7 +23,7 @@ import type {
   PurchaseOrderUpdateInput,
   SupplierInput,
 } from './purchase-order.types.js';
-import { pdfEtag, pdfSources, renderPurchaseOrders } from './purchase-order.pdf.js';
+import { assertPdfBudget, pdfEtag, pdfRows, pdfSources, renderPdf } from './purchase-order.pdf.js';
 import { enqueueSend } from './purchase-order.send.js';
 import { Warehouse } from '../inventory/inventory.entity.js';
 import { assertSmallJson } from '../inventory/inventory.service.js';
@@ -447,8 +447,8 @@ const pdfFile = (bytes: Buffer, filename: string, download: string | null | unde
 
 export async function purchaseOrderPdf(ctx: Ctx, storeId: string, id: string, download?: string | null): Promise<PdfFile> {
   const po = await findPurchaseOrder(ctx, storeId, id);
-  const { storeName, list } = await pdfSources(ctx.em as EntityManager, storeId, [po]);
-  return pdfFile(await renderPurchaseOrders(storeName, list), `${formatPoNumber(po.number)}.pdf`, download);
+  const sources = await pdfSources(ctx.em as EntityManager, storeId, [po]);
+  return pdfFile(await renderPdf(ctx.deps.cpu, sources), `${formatPoNumber(po.number)}.pdf`, download);
 }
 
 /** One merged document; any id that is not a PO of the store fails the whole call (404). */
@@ -459,7 +459,9 @@ export async function purchaseOrdersPdf(ctx: Ctx, storeId: string, ids: string[]
   const missing = unique.findIndex((id) => !byId.has(id));
   if (missing !== -1) throw new AppError('NOT_FOUND', `No such purchase order: ${unique[missing]}`, [{ path: `ids.${ids.indexOf(unique[missing])}`, message: 'no such purchase order' }]);
   const pos = unique.map((id) => byId.get(id)!);
-  const { storeName, list } = await pdfSources(ctx.em as EntityManager, storeId, pos);
+  // The budget is checked on a count, before any item is loaded.
+  assertPdfBudget(await pdfRows(ctx.em as EntityManager, unique), pos.length);
+  const sources = await pdfSources(ctx.em as EntityManager, storeId, pos);
   const name = pos.length === 1 ? formatPoNumber(pos[0].number) : `purchase-orders-${pos.length}`;
-  return pdfFile(await renderPurchaseOrders(storeName, list), `${name}.pdf`, download);
+  return pdfFile(await renderPdf(ctx.deps.cpu, sources), `${name}.pdf`, download);
 }

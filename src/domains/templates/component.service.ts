@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { TemplateComponent, MARKETPLACE_POLICIES, SHARED_POLICIES } from './component.entity.js';
 import type { ForkInput, TemplateComponentInput, TemplateComponentPage, TemplateComponentType, TemplateComponentUpdateInput } from './component.types.js';
-import { checkSchema } from './json-schema.js';
+import { checkSchemasOffThread, type SchemaCheck } from './json-schema.js';
 import type { Ctx } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { holdsPermission } from '../../core/policy.js';
@@ -55,15 +55,16 @@ function checkSize(value: unknown, path: string) {
 }
 
 /** Schemas must compile and defaults validate against them, whichever of them changed. */
-function checkDocuments(c: Pick<TemplateComponent, 'propsSchema' | 'slotsSchema' | 'propsDefault' | 'slotsDefault'>) {
+async function checkDocuments(ctx: Ctx, c: Pick<TemplateComponent, 'propsSchema' | 'slotsSchema' | 'propsDefault' | 'slotsDefault'>): Promise<void> {
   for (const [value, path] of [
     [c.propsSchema, 'propsSchema'],
     [c.slotsSchema, 'slotsSchema'],
     [c.propsDefault, 'propsDefault'],
     [c.slotsDefault, 'slotsDefault'],
   ] as const) checkSize(value, path);
-  checkSchema(c.propsSchema, 'propsSchema', { data: c.propsDefault, path: 'propsDefault' });
-  if (c.slotsSchema) checkSchema(c.slotsSchema, 'slotsSchema', c.slotsDefault ? { data: c.slotsDefault, path: 'slotsDefault' } : undefined);
+  const checks: SchemaCheck[] = [{ schema: c.propsSchema, schemaPath: 'propsSchema', value: { data: c.propsDefault, path: 'propsDefault' } }];
+  if (c.slotsSchema) checks.push({ schema: c.slotsSchema, schemaPath: 'slotsSchema', value: c.slotsDefault ? { data: c.slotsDefault, path: 'slotsDefault' } : undefined });
+  await checkSchemasOffThread(ctx.deps.cpu, checks);
 }
 
 const identity = (c: Pick<TemplateComponent, 'code' | 'propsSchema' | 'slotsSchema'>) => stableJson([c.code, c.propsSchema, c.slotsSchema]);
@@ -106,7 +107,7 @@ export async function getComponent(ctx: Ctx, storeId: string | null | undefined,
 export async function createComponent(ctx: Ctx, storeId: string, input: TemplateComponentInput): Promise<TemplateComponentType> {
   return transaction(ctx, async (tx) => {
     const c = tx.em.create(TemplateComponent, { storeId, ...fieldsOf(input) });
-    checkDocuments(c);
+    await checkDocuments(tx, c);
     await tx.em.flush();
     return componentView(c, null);
   });
@@ -155,7 +156,7 @@ export async function updateComponent(
         if (p[key] !== undefined) (c as unknown as Record<string, unknown>)[key] = p[key];
       }
     }
-    checkDocuments(c);
+    await checkDocuments(tx, c);
     if (identity(c) !== before) c.version += 1;
     c.updatedAt = new Date();
     await tx.em.flush();

@@ -1,12 +1,13 @@
-import vm from 'node:vm';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { cpuTask, type CpuPool } from '../../core/cpu.js';
 import { AppError, invalid, type FieldError } from '../../core/errors.js';
+import { linearRegExp } from '../../lib/linear-regexp.js';
 
 // ajv-formats ships CommonJS; its default export arrives wrapped under tsx and Node alike.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-const OPTIONS = { strict: false, allErrors: true } as const;
+const OPTIONS = { strict: false, allErrors: true, code: { regExp: linearRegExp } } as const;
 
 /**
  * Unknown keywords are allowed (editor schemas carry UI hints), but a schema must satisfy the
@@ -15,27 +16,6 @@ const OPTIONS = { strict: false, allErrors: true } as const;
  */
 const meta = addFormats(new Ajv(OPTIONS));
 const compiler = () => addFormats(new Ajv({ ...OPTIONS, meta: false, validateSchema: false, addUsedSchema: false }));
-
-/**
- * Validating runs the store's own regular expressions (`pattern`): that step runs under a V8
- * time limit, so a catastrophic pattern costs its author a 400, not the process its CPU. The
- * limit is wall time, generous enough for a loaded machine.
- */
-const VALIDATE_TIME_LIMIT_MS = 1000;
-const sandbox = vm.createContext({ work: null as null | (() => unknown) });
-const script = new vm.Script('work()');
-
-function bounded<T>(fn: () => T, path: string): T {
-  sandbox.work = fn;
-  try {
-    return script.runInContext(sandbox, { timeout: VALIDATE_TIME_LIMIT_MS }) as T;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw invalid(path, 'takes too long to validate (simplify the schema\'s patterns)');
-    throw err;
-  } finally {
-    sandbox.work = null;
-  }
-}
 
 /** Ajv's `/a/0/b` instance path as our dotted field path under `prefix`. */
 function fieldPath(prefix: string, pointer: string): string {
@@ -54,11 +34,18 @@ const toFieldErrors = (prefix: string, errors: ErrorObject[] | null | undefined)
 
 const failed = (errors: FieldError[]) => new AppError('VALIDATION_FAILED', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
 
+export interface SchemaCheck {
+  schema: Record<string, unknown>;
+  schemaPath: string;
+  value?: { data: unknown; path: string };
+}
+
 /**
  * Checks that `schema` is a JSON Schema Ajv compiles (400 at `schemaPath`, or at the faulty
  * keyword under it) and that `value`, when given, validates against it (400 at `valuePath...`).
+ * Runs in the CPU pool (CHECK_SCHEMAS): compiling and validating a store's schema is its CPU.
  */
-export function checkSchema(schema: Record<string, unknown>, schemaPath: string, value?: { data: unknown; path: string }): void {
+export function checkSchema({ schema, schemaPath, value }: SchemaCheck): void {
   if (schema.$async !== undefined) throw invalid(`${schemaPath}.$async`, 'asynchronous schemas are not supported');
   let valid: boolean;
   try {
@@ -73,5 +60,23 @@ export function checkSchema(schema: Record<string, unknown>, schemaPath: string,
   } catch (err) {
     throw invalid(schemaPath, `does not compile: ${(err as Error).message}`);
   }
-  if (value && !bounded(() => validate(value.data), value.path)) throw failed(toFieldErrors(value.path, validate.errors).slice(0, 20));
+  if (value && !validate(value.data)) throw failed(toFieldErrors(value.path, validate.errors).slice(0, 20));
+}
+
+export const CHECK_SCHEMAS = cpuTask<SchemaCheck[], null>('templates.checkSchemas');
+
+export function checkSchemas(checks: SchemaCheck[]): null {
+  for (const c of checks) checkSchema(c);
+  return null;
+}
+
+/** What a schema check may cost: patterns run in linear time, so only a huge schema comes near it. */
+const CHECK_TIME_LIMIT_MS = 2_000;
+
+/** The checks, in order, off the event loop; the first failure → 400. */
+export async function checkSchemasOffThread(cpu: CpuPool, checks: SchemaCheck[]): Promise<void> {
+  await cpu.run(CHECK_SCHEMAS, checks, {
+    timeoutMs: CHECK_TIME_LIMIT_MS,
+    overBudget: () => invalid(checks[0]?.schemaPath ?? '', 'takes too long to check (simplify the schema)'),
+  });
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { asBuffer, cpuTask, type CpuPool } from '../../core/cpu.js';
+import { ImageProviderError } from '../images.js';
 import { Canvas } from './png.js';
 
 export type Rgb = [number, number, number];
@@ -174,3 +176,31 @@ export function drawImage(prompt: string, seed: number, width: number, height: n
   }
   return canvas.toPng();
 }
+
+export interface DrawRequest {
+  prompt: string;
+  seed: number;
+  width: number;
+  height: number;
+}
+
+export const DRAW_IMAGE = cpuTask<DrawRequest, Uint8Array>('images.draw');
+export const drawImageTask = (r: DrawRequest): Uint8Array => drawImage(r.prompt, r.seed, r.width, r.height);
+
+export const DRAW_SWATCH = cpuTask<{ colors: string[]; width: number; height: number }, Uint8Array>('images.swatch');
+export const drawSwatchTask = (r: { colors: string[]; width: number; height: number }): Uint8Array => drawSwatch(r.colors, r.width, r.height);
+
+/**
+ * Limits of image work in the pool: a 1536×512 drawing takes a fraction of a second; generation
+ * jobs wait for a thread as long as their attempt may last, as nobody waits on them.
+ */
+export const imageLimits = {
+  timeoutMs: 30_000,
+  queueWaitMs: 60_000,
+  overBudget: () => new ImageProviderError('drawing the image took longer than 30 s', false),
+};
+
+export const drawImageOffThread = async (cpu: CpuPool, r: DrawRequest): Promise<Buffer> => asBuffer(await cpu.run(DRAW_IMAGE, r, imageLimits));
+
+export const drawSwatchOffThread = async (cpu: CpuPool, colors: string[], width: number, height: number): Promise<Buffer> =>
+  asBuffer(await cpu.run(DRAW_SWATCH, { colors, width, height }, imageLimits));

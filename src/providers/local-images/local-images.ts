@@ -1,8 +1,9 @@
 import type { GeneratedImage, ImageProvider, ImageRequest } from '../images.js';
-import { drawImage } from './draw.js';
+import type { CpuPool } from '../../core/cpu.js';
+import { drawImageOffThread } from './draw.js';
 
-/** Offline and deterministic: image i is drawn from the prompt and seed + i. */
-export function localImages(): ImageProvider {
+/** Offline and deterministic: image i is drawn from the prompt and seed + i, in the CPU pool. */
+export function localImages(cpu: CpuPool): ImageProvider {
   return {
     name: 'local',
     model: 'souk-local-1',
@@ -10,9 +11,7 @@ export function localImages(): ImageProvider {
       const out: GeneratedImage[] = [];
       for (let i = 0; i < req.n; i++) {
         signal.throwIfAborted();
-        out.push({ png: drawImage(req.prompt, req.seed + i, req.width, req.height), width: req.width, height: req.height });
-        // Drawing is synchronous: let other work run between images.
-        await new Promise((r) => setImmediate(r));
+        out.push({ png: await drawImageOffThread(cpu, { prompt: req.prompt, seed: req.seed + i, width: req.width, height: req.height }), width: req.width, height: req.height });
       }
       return out;
     },

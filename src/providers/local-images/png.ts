@@ -1,4 +1,5 @@
 import { PNG } from 'pngjs';
+import { cpuTask } from '../../core/cpu.js';
 
 /** An RGBA canvas written as an RGB PNG; the same pixels always give the same bytes. */
 export class Canvas {
@@ -76,4 +77,17 @@ export function coverResize(src: { width: number; height: number; data: Buffer }
     }
   }
   return canvas.toPng();
+}
+
+export const FIT_PNG = cpuTask<{ bytes: Uint8Array; width: number; height: number }, Uint8Array | null>('images.fitPng');
+
+/** The PNG brought to `width`×`height` (cover and crop); null when the bytes are not a PNG. */
+export function fitPngTask({ bytes, width, height }: { bytes: Uint8Array; width: number; height: number }): Uint8Array | null {
+  let decoded: ReturnType<typeof readPng>;
+  try {
+    decoded = readPng(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch {
+    return null;
+  }
+  return decoded.width === width && decoded.height === height ? bytes : coverResize(decoded, width, height);
 }

@@ -1,6 +1,8 @@
 import { loadGot } from '../../lib/got.js';
 import { ImageProviderError, type GeneratedImage, type ImageProvider, type ImageRequest } from '../images.js';
-import { coverResize, readPng } from '../local-images/png.js';
+import { asBuffer, type CpuPool } from '../../core/cpu.js';
+import { imageLimits } from '../local-images/draw.js';
+import { FIT_PNG } from '../local-images/png.js';
 
 export interface OpenAiImagesOptions {
   /** Base URL, e.g. `https://api.openai.com/v1`; `/images/generations` is appended. */
@@ -8,6 +10,8 @@ export interface OpenAiImagesOptions {
   apiKey: string;
   model: string;
   timeoutMs: number;
+  /** Decoding and resizing answers runs in the CPU pool. */
+  cpu: CpuPool;
 }
 
 /** Answers larger than this are cut off (four big base64 PNGs fit well within it). */
@@ -62,18 +66,12 @@ function failure({ HTTPError, RequestError }: typeof import('got'), err: unknown
   return new ImageProviderError('the image provider call failed', true);
 }
 
-/** Decodes one answered image and brings it to the size asked for. */
-function toImage(b64: unknown, width: number, height: number): GeneratedImage {
+/** Decodes one answered image and brings it to the size asked for, off the event loop. */
+async function toImage(cpu: CpuPool, b64: unknown, width: number, height: number): Promise<GeneratedImage> {
   if (typeof b64 !== 'string' || !b64) throw new ImageProviderError('the image provider answered without b64_json image data', true);
-  const bytes = Buffer.from(b64, 'base64');
-  let decoded: ReturnType<typeof readPng>;
-  try {
-    decoded = readPng(bytes);
-  } catch {
-    throw new ImageProviderError('the image provider answered with an image that is not a PNG', false);
-  }
-  const png = decoded.width === width && decoded.height === height ? bytes : coverResize(decoded, width, height);
-  return { png, width, height };
+  const png = await cpu.run(FIT_PNG, { bytes: Buffer.from(b64, 'base64'), width, height }, imageLimits);
+  if (!png) throw new ImageProviderError('the image provider answered with an image that is not a PNG', false);
+  return { png: asBuffer(png), width, height };
 }
 
 /** Any OpenAI-compatible images API: `POST {url}/images/generations`, base64 answers. */
@@ -117,7 +115,7 @@ export function openAiImages(opts: OpenAiImagesOptions): ImageProvider {
       const batches = opts.model === 'dall-e-3' ? Array.from({ length: req.n }, () => 1) : [req.n];
       const out: GeneratedImage[] = [];
       for (const n of batches) {
-        for (const b64 of await call(req.prompt, n, size, signal)) out.push(toImage(b64, req.width, req.height));
+        for (const b64 of await call(req.prompt, n, size, signal)) out.push(await toImage(opts.cpu, b64, req.width, req.height));
       }
       return out;
     },
