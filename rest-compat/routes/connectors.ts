@@ -36,7 +36,7 @@ export default group('connectors', [
     summary:
       "OAuth callback of Meta (ads platform) and of shop app installs, told apart by state. Shop installs: hmac (hex HMAC-SHA256 of the other parameters, sorted), state (single-use, bound to the shop, 10 min) and timestamp (≤ 24 h) are checked; 302 to the return URL with ?status=active|denied|error (Meta: connected|denied|error); anything unverifiable → 401",
     ingress: (req, deps) => platformCallback(deps, req),
-    extraResponses: { '302': { description: 'Back to the return URL with ?status=' }, '409': { description: 'The shop is already active in another store' } },
+    extraResponses: { '302': { description: 'Back to the return URL with ?status=' }, '409': problem('The shop is already active in another store') },
   }),
   route({
     method: 'POST',
