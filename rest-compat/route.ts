@@ -59,6 +59,13 @@ export interface RestRoute {
   result?: (value: any) => unknown;
   /** The response body's schema, given outright or built from the root field's own schema. */
   responseSchema?: Record<string, unknown> | ((field: Record<string, unknown>) => Record<string, unknown>);
+  /**
+   * The created resource's URL for a 201's Location header, where the router cannot derive it
+   * (the item route below a POSTed collection, or a PUT's own URL).
+   */
+  location?: (body: any, req: RestRequest) => string;
+  /** False: a POST mutation that takes no Idempotency-Key (the router honours one on every other). */
+  idempotent?: false;
   /** OpenAPI tags: the route group's name. */
   tags?: string[];
 }

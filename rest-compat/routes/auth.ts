@@ -8,6 +8,7 @@ export default group('auth', [
     summary: 'Create an account; a verification mail is sent',
     status: 201,
     operation: `mutation($input: SignupInput!) { signup(input: $input) { token user { ${USER} } } }`,
+    location: (body) => `/v1/users/${encodeURIComponent(body.user.id)}`,
   }),
   route({
     method: 'POST',

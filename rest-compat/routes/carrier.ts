@@ -40,6 +40,7 @@ export default group('carrier', [
     summary: 'Ship an order; 409 when it has a live parcel or is rejected; a retry after a lost answer finds the parcel',
     status: 201,
     operation: `mutation($storeId: ID!, $input: CarrierSendInput!) { carrierSend(storeId: $storeId, input: $input) { ${PARCEL} } }`,
+    location: (body, req) => `/v1/stores/${encodeURIComponent(req.params.storeId)}/integrations/carrier/parcels/${encodeURIComponent(body.id)}`,
   }),
   route({
     method: 'POST',

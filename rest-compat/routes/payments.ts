@@ -44,6 +44,7 @@ export default group('payments', [
     variables: idempotencyKey,
     status: 201,
     reply: (value) => ({ status: value.payment.provider === 'cod' ? 200 : 201, headers: replayed(value), body: value.payment }),
+    location: (_body, req) => `/v1/orders/${encodeURIComponent(req.params.orderId)}/payment/status`,
     responseSchema: { $ref: '#/components/schemas/Payment' },
     extraResponses: { '200': { description: 'Cash on delivery: the payment, without a checkout page', content: json('Payment') } },
   }),
@@ -63,6 +64,7 @@ export default group('payments', [
     variables: idempotencyKey,
     status: 201,
     reply: (value) => ({ status: 201, headers: replayed(value), body: value.refund }),
+    location: (body, req) => `/v1/orders/${encodeURIComponent(req.params.orderId)}/payment/refund/${encodeURIComponent(body.id)}/status`,
     responseSchema: { $ref: '#/components/schemas/Refund' },
   }),
   route({

@@ -14,7 +14,7 @@ import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
 import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
-import { logRequests, noteContext, requestId } from './request-log.js';
+import { logRequests, noteContext, noteOf, requestId } from './request-log.js';
 import { allowOrigins, carryHeaders } from './cors.js';
 import type { OpenApiPaths } from '../core/module.js';
 
@@ -135,6 +135,21 @@ async function cleanInput(req: FastifyRequest): Promise<void> {
   if (!req.routeOptions.url?.startsWith('/graphql')) assertCleanInput(req.body);
 }
 
+/**
+ * Every 401 names the scheme that would do (RFC 9110 §11.6.1), and says the token was refused
+ * where one was presented (RFC 6750 §3): GraphQL, REST, streams and ingress alike.
+ */
+function challengeUnauthenticated(app: FastifyInstance): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode !== 401 || reply.hasHeader('www-authenticate')) return payload;
+    // Handlers that resolve the token without noting it (streams, signed assets) refuse only bad tokens with 401.
+    const note = noteOf(req);
+    const refused = note.tokenRefused || (req.headers.authorization !== undefined && !note.userId);
+    reply.header('www-authenticate', refused ? 'Bearer realm="souk", error="invalid_token"' : 'Bearer realm="souk"');
+    return payload;
+  });
+}
+
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
@@ -154,6 +169,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   drainOnClose(app);
   logRequests(app, deps);
+  challengeUnauthenticated(app);
   await allowOrigins(app, deps.config.corsOrigins);
 
   // JSON only: a text body would otherwise reach routes as a string.

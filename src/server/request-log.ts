@@ -8,6 +8,8 @@ export interface RequestNote {
   userId?: string;
   storeId?: string;
   errorCodes: string[];
+  /** A bearer token was presented and refused (unknown, expired, revoked). */
+  tokenRefused?: boolean;
 }
 
 declare module '../core/context.js' {
@@ -33,6 +35,7 @@ export function noteOf(req: FastifyRequest | IncomingMessage): RequestNote {
 export function noteContext(req: FastifyRequest | IncomingMessage, ctx: Ctx, actor: Actor | null = ctx.actor): Ctx {
   const n = noteOf(req);
   if (actor) n.userId = actor.userId;
+  if (ctx.authFailure) n.tokenRefused = true;
   ctx.request = n;
   return ctx;
 }
