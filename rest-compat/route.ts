@@ -66,6 +66,14 @@ export interface RestRoute {
   location?: (body: any, req: RestRequest) => string;
   /** False: a POST mutation that takes no Idempotency-Key (the router honours one on every other). */
   idempotent?: false;
+  /** OpenAPI operationId: the root field's name unless given (ingress routes and second routes of one field need one). */
+  operationId?: string;
+  /** Error statuses the route gives beyond those derived from its method, policy and parameters (429 of a rate limit). */
+  errors?: number[];
+  /** Calls a provider while answering: 429, 502 and 503 may come back (default: writes of provider groups). */
+  upstream?: boolean;
+  /** Hand-written OpenAPI examples, where the generated ones would not show the route well. */
+  example?: { request?: unknown; response?: unknown };
   /** OpenAPI tags: the route group's name. */
   tags?: string[];
 }
