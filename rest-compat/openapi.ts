@@ -320,7 +320,9 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
     ];
     const status = r.status ?? 200;
     const rootSelection = op.selectionSet.selections[0] as { selectionSet?: SelectionSetNode };
-    const answer = selected(fieldDef.type, rootSelection.selectionSet, field);
+    let answer = selected(fieldDef.type, rootSelection.selectionSet, field);
+    // A result mapper may drop null fields: only the non-null ones are sure to be there.
+    if (r.result && !r.responseSchema && typeof answer['x-shape'] === 'string') answer = { ...answer, 'x-nullable-optional': true };
     const successHeaders = (code: number): Json | undefined => {
       const h: Json = {};
       if (code === 201) h.Location = { $ref: '#/components/headers/Location' };
@@ -386,12 +388,12 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
     (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
   }
 
-  // Each type's named schema is the shape routes select most (the larger one on a tie).
+  // Each type's named schema is the shape routes select most (the smaller one on a tie: larger ones extend it).
   const canonical = new Map<string, string>();
   for (const [key, sh] of shapes) {
     const best = canonical.get(sh.type);
     const b = best ? shapes.get(best)! : null;
-    if (!b || sh.count > b.count || (sh.count === b.count && Object.keys(sh.schema.properties as Json).length > Object.keys(b.schema.properties as Json).length)) canonical.set(sh.type, key);
+    if (!b || sh.count > b.count || (sh.count === b.count && Object.keys(sh.schema.properties as Json).length < Object.keys(b.schema.properties as Json).length)) canonical.set(sh.type, key);
   }
   const outputs: Record<string, Json> = {};
   const resolve = (v: unknown): unknown => {
@@ -401,20 +403,25 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
     if (typeof o['x-shape'] === 'string') {
       const sh = shapes.get(o['x-shape'])!;
       const named = canonical.get(sh.type)!;
-      const ref = { $ref: `#/components/schemas/${sh.type}` };
-      if (!(sh.type in outputs)) {
-        outputs[sh.type] = {};
-        outputs[sh.type] = resolve(shapes.get(named)!.schema) as Json;
-      }
-      if (named === o['x-shape']) return ref;
+      const ref = () => {
+        if (!(sh.type in outputs)) {
+          outputs[sh.type] = {};
+          outputs[sh.type] = resolve(shapes.get(named)!.schema) as Json;
+        }
+        return { $ref: `#/components/schemas/${sh.type}` };
+      };
+      const props = sh.schema.properties as Record<string, Json>;
+      const sure = (keys: string[]) => (o['x-nullable-optional'] ? keys.filter((k) => !(Array.isArray(props[k].type) || props[k].oneOf)) : keys);
+      if (named === o['x-shape'] && !o['x-nullable-optional']) return ref();
       // A selection with more fields than the named schema: the schema and the extra fields.
       const base = shapes.get(named)!.schema.properties as Json;
-      const props = sh.schema.properties as Json;
       const extra = Object.keys(props).filter((k) => !(k in base));
-      if (Object.keys(base).every((k) => JSON.stringify(props[k]) === JSON.stringify(base[k])) && extra.length) {
-        return { allOf: [ref, { type: 'object', properties: Object.fromEntries(extra.map((k) => [k, resolve(props[k])])), required: extra }] };
+      const baseSure = sure(Object.keys(base)).length === Object.keys(base).length;
+      if (baseSure && Object.keys(base).every((k) => JSON.stringify(props[k]) === JSON.stringify(base[k])) && extra.length) {
+        return { allOf: [ref(), { type: 'object', properties: Object.fromEntries(extra.map((k) => [k, resolve(props[k])])), required: sure(extra) }] };
       }
-      return resolve(sh.schema);
+      const inline = resolve(sh.schema) as Json;
+      return { ...inline, required: sure(inline.required as string[]) };
     }
     return Object.fromEntries(Object.entries(o).map(([k, val]) => [k, resolve(val)]));
   };

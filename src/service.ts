@@ -18,6 +18,7 @@ import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
 import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
+import { exploreModule } from './server/explore.js';
 import { optionsModule } from './domains/options/options.cache.js';
 import { authCacheModule } from './core/auth-cache.js';
 import { adsModule } from './domains/ads/ads.module.js';
@@ -44,6 +45,7 @@ export const MODULES: readonly Module[] = [
   adsModule,
   connectorModule,
   dashboardModule,
+  exploreModule,
   optionsModule,
 ];
 

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
 import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
@@ -16,6 +16,7 @@ import { mapGraphQLError } from './graphql-errors.js';
 import { sendProblem } from './http-problem.js';
 import { logRequests, noteContext, noteOf, requestId } from './request-log.js';
 import { allowOrigins, carryHeaders } from './cors.js';
+import { serveGraphiql } from './explore.js';
 import type { OpenApiPaths } from '../core/module.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -246,6 +247,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
       ...(limits.plugins as ApolloServerPlugin<Ctx>[]),
       // No cache hints are set anywhere; the default plugin would still visit every resolved field.
       ApolloServerPluginCacheControlDisabled() as ApolloServerPlugin<Ctx>,
+      // Browsers get GraphiQL from this server (explore.ts), never a page that loads a CDN.
+      ApolloServerPluginLandingPageDisabled() as ApolloServerPlugin<Ctx>,
     ],
     // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
     introspection: deps.config.graphqlIntrospection,
@@ -255,6 +258,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     csrfPrevention: { requestHeaders: ['apollo-require-preflight', 'x-apollo-operation-name', 'authorization'] },
   });
   await apollo.start();
+  serveGraphiql(app);
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
