@@ -19,6 +19,7 @@ COPY --from=build /app/src ./src
 COPY --from=build /app/rest-compat ./rest-compat
 COPY --from=build /app/schema ./schema
 COPY --from=build /app/dashboard ./dashboard
+COPY --from=build /app/web ./web
 COPY --from=build /app/mikro-orm.config.ts ./mikro-orm.config.ts
 COPY --from=build /app/tsconfig.json ./tsconfig.json
 # The start bundle and the embedded database template, baked into the image: a container's first

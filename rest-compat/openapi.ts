@@ -264,10 +264,10 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
   const errorRef = (code: string) => ({ $ref: `#/components/responses/${ERROR_RESPONSES[code].name}` });
   const pathParam = (name: string) => ({ $ref: `#/components/parameters/${name}` });
   const pathParamNames = new Set<string>();
-  /** Query parameters, each defined once (`query.limit`, `query.storeId`) and referenced; a variant stays inline. */
+  /** Query parameters, each defined once (`limitQuery`, `storeIdQuery`) and referenced; a variant stays inline. */
   const queryParams: Record<string, Json> = {};
   const queryParam = (p: Json): Json => {
-    const name = `query.${p.name as string}`;
+    const name = `${p.name as string}Query`;
     queryParams[name] ??= p;
     return JSON.stringify(queryParams[name]) === JSON.stringify(p) ? { $ref: `#/components/parameters/${name}` } : p;
   };

@@ -16,14 +16,21 @@ const auth = () => {
 
 const sse = graphqlSse.createClient({ url: '/graphql/stream', headers: auth, retryAttempts: 0 });
 
-const isSubscription = (params, opts) => {
-  const ops = opts?.documentAST?.definitions?.filter((d) => d.kind === 'OperationDefinition') ?? [];
-  const op = ops.find((d) => !params.operationName || d.name?.value === params.operationName);
-  return op ? op.operation === 'subscription' : /^\s*subscription\b/m.test(params.query);
+/**
+ * Whether the operation to run is a subscription, read from the text sent (GraphiQL's parsed
+ * document may still be the previous one's when the editor was just changed).
+ */
+const isSubscription = (params) => {
+  const text = params.query.replace(/#[^\n]*/g, '');
+  const named = params.operationName ? new RegExp(`\\b(query|mutation|subscription)\\s+${params.operationName}\\b`).exec(text) : null;
+  const first = named ?? /(?:^|[}\s])(query|mutation|subscription)\b|^\s*\{/.exec(text);
+  return first?.[1] === 'subscription';
 };
 
-function fetcher(params, opts) {
-  if (isSubscription(params, opts)) return sse.iterate(params);
+function fetcher(given, opts) {
+  // An operation name the text no longer has (GraphiQL updates it a moment after an edit) is dropped.
+  const params = given.operationName && !new RegExp(`\\b${given.operationName}\\b`).test(given.query) ? { ...given, operationName: undefined } : given;
+  if (isSubscription(params)) return sse.iterate(params);
   return fetch('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...auth(), ...(opts?.headers ?? {}) },
