@@ -29,6 +29,9 @@ const errorCodesPlugin: ApolloServerPlugin<Ctx> = {
     const storeId = request.variables?.storeId;
     if (contextValue.request && typeof storeId === 'string') contextValue.request.storeId = storeId;
     return {
+      async didResolveOperation({ contextValue: ctx, operationName }) {
+        if (ctx.request && operationName) ctx.request.operation = operationName;
+      },
       async didEncounterErrors({ contextValue: ctx, errors }) {
         ctx.request?.errorCodes.push(...errors.map((e) => mapGraphQLError(e).code));
       },
