@@ -20,6 +20,7 @@ import { metricsModule } from './server/metrics.js';
 import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
 import { exploreModule } from './server/explore.js';
+import { adminModule } from './server/admin.js';
 import { optionsModule } from './domains/options/options.cache.js';
 import { authCacheModule } from './core/auth-cache.js';
 import { adsModule } from './domains/ads/ads.module.js';
@@ -47,6 +48,7 @@ export const MODULES: readonly Module[] = [
   connectorModule,
   dashboardModule,
   exploreModule,
+  adminModule,
   optionsModule,
 ];
 
