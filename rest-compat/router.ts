@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  execute,
   GraphQLError,
   parse,
   validate,
@@ -23,6 +22,7 @@ import { mapGraphQLError, relativeTo } from '../src/edge/graphql-errors.js';
 import { AppError, problem, type FieldError, type Problem } from '../src/core/errors.js';
 import { sendProblem } from '../src/edge/http-problem.js';
 import { noteContext } from '../src/edge/request-log.js';
+import { OperationCache } from '../src/edge/executor.js';
 
 export interface CompiledRoute {
   route: RestRoute;
@@ -238,9 +238,9 @@ export interface RouteAnswer extends RestReply {
  * against the schema, and the answer shaped by the route. Throws AppError for refusals that
  * come before execution (a bad query string, a body where none is taken).
  */
-export async function runRoute(c: CompiledRoute, req: FastifyRequest, schema: GraphQLSchema, ctx: Ctx): Promise<RouteAnswer> {
+export async function runRoute(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx): Promise<RouteAnswer> {
   const variables = buildVariables(c, req);
-  const result = await execute({ schema, document: c.document!, variableValues: variables, contextValue: ctx });
+  const result = await operations.get(c.document!).run(ctx, variables);
   if (result.errors?.length) {
     const body = errorsToProblem(result.errors, c.bodyVar);
     ctx.request?.errorCodes.push(body.code);
@@ -271,10 +271,10 @@ function idempotencyCaller(ctx: Ctx): string | null {
  * Runs the route under the request's Idempotency-Key where the route takes one: the first request
  * with a key runs and its successful answer is kept; a repeat gets that answer again.
  */
-async function runIdempotent(c: CompiledRoute, req: FastifyRequest, schema: GraphQLSchema, ctx: Ctx): Promise<RouteAnswer> {
+async function runIdempotent(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx): Promise<RouteAnswer> {
   const header = req.headers['idempotency-key'];
   const caller = c.idempotent ? idempotencyCaller(ctx) : null;
-  if (typeof header !== 'string' || !caller) return runRoute(c, req, schema, ctx);
+  if (typeof header !== 'string' || !caller) return runRoute(c, req, operations, ctx);
   checkIdempotencyKey(header);
   const em = ctx.deps.orm.em.fork() as unknown as EntityManager;
   const secretKey = ctx.deps.config.secretKey;
@@ -283,7 +283,7 @@ async function runIdempotent(c: CompiledRoute, req: FastifyRequest, schema: Grap
   if (kept) return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
   let answer: RouteAnswer | undefined;
   try {
-    answer = await runRoute(c, req, schema, ctx);
+    answer = await runRoute(c, req, operations, ctx);
   } finally {
     if (answer && !answer.problem && answer.status < 300) {
       await keepIdempotentAnswer(em, secretKey, caller, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
@@ -295,6 +295,8 @@ async function runIdempotent(c: CompiledRoute, req: FastifyRequest, schema: Grap
 }
 
 export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[]): void {
+  // Each route's fixed document runs as a compiled operation once it is in use.
+  const operations = new OperationCache(schema);
   for (const c of compiled) {
     if (c.route.ingress) {
       registerIngress(app, deps, c);
@@ -307,7 +309,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
         // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.
         const ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
         if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
-        const answer = await runIdempotent(c, req, schema, ctx);
+        const answer = await runIdempotent(c, req, operations, ctx);
         if (answer.problem) return sendProblem(reply, answer.problem, answer.headers);
         if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer);
         return sendReply(reply, answer);
