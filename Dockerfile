@@ -17,6 +17,7 @@ COPY src ./src
 COPY rest-compat ./rest-compat
 COPY schema ./schema
 COPY dashboard ./dashboard
+COPY web ./web
 # The start bundle (dist/start/) and the migrated embedded database template
 # (node_modules/.cache/souk/): a container's first start copies the template instead of running
 # initdb. The template's files are made readable: PostgreSQL writes them 0600, for root here.

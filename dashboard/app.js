@@ -1,14 +1,17 @@
-// The webhook dashboard: a plain ES module that talks only to the public REST API.
+// The developer console: a plain ES module that talks only to the public REST API.
 const EVENTS = ['orderCreated', 'orderUpdated', 'orderDeleted', 'productCreated', 'productUpdated', 'productDeleted'];
 const $ = (id) => document.getElementById(id);
-const state = { token: sessionStorage.getItem('souk.token'), storeId: null, webhooks: [], selected: null, stream: null };
+const state = { token: sessionStorage.getItem('souk.token'), storeId: null, webhooks: [], selected: null, stream: null, epoch: 0 };
 
 /** One REST call; a problem+json answer becomes an Error with its detail. */
 async function api(method, path, body) {
+  // An answer that arrives after sign-out (or a switch of session) is dropped: the caller never resumes.
+  const epoch = state.epoch;
   const headers = { accept: 'application/json' };
   if (state.token) headers.authorization = `Bearer ${state.token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (epoch !== state.epoch) return new Promise(() => {});
   if (res.status === 401 && path !== '/v1/users/auth/signin') signOut();
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
@@ -31,13 +34,42 @@ function button(label, onClick) {
   return b;
 }
 
+/** Every view back to empty: nothing of one user's session may show in the next one's. */
+function clearViews() {
+  state.epoch++;
+  state.stream?.abort();
+  state.stream = null;
+  state.storeId = null;
+  state.webhooks = [];
+  state.selected = null;
+  for (const id of ['webhooks', 'history', 'tokens']) $(id).tBodies[0].replaceChildren();
+  $('events').replaceChildren();
+  $('store-select').replaceChildren();
+  $('live').textContent = 'offline';
+  $('live').className = 'badge';
+  $('history-for').textContent = '';
+  $('send-test').disabled = true;
+  $('secret-value').textContent = '';
+  $('secret-box').hidden = true;
+  $('who-name').textContent = '';
+  for (const id of ['signin-error', 'signup-error', 'store-error', 'tokens-error']) $(id).textContent = '';
+  resetForm();
+}
+
 function signOut() {
   state.token = null;
   sessionStorage.removeItem('souk.token');
-  state.stream?.abort();
+  clearViews();
   $('store-view').hidden = true;
   $('who').hidden = true;
   $('signin-view').hidden = false;
+}
+
+async function startSession(token) {
+  clearViews();
+  state.token = token;
+  sessionStorage.setItem('souk.token', token);
+  await showStores();
 }
 
 async function signIn(event) {
@@ -45,15 +77,69 @@ async function signIn(event) {
   $('signin-error').textContent = '';
   try {
     const { token } = await api('POST', '/v1/users/auth/signin', { email: $('signin-email').value, password: $('signin-password').value });
-    state.token = token;
-    sessionStorage.setItem('souk.token', token);
-    await showStores();
+    $('signin-password').value = '';
+    await startSession(token);
   } catch (err) {
     $('signin-error').textContent = err.message;
   }
 }
 
-async function showStores() {
+async function signUp(event) {
+  event.preventDefault();
+  $('signup-error').textContent = '';
+  try {
+    const { token } = await api('POST', '/v1/users/auth/signup', { name: $('signup-name').value, email: $('signup-email').value, password: $('signup-password').value });
+    $('signup-password').value = '';
+    await startSession(token);
+  } catch (err) {
+    $('signup-error').textContent = err.message;
+  }
+}
+
+async function createStore(event) {
+  event.preventDefault();
+  $('store-error').textContent = '';
+  try {
+    const store = await api('POST', '/v1/stores', { name: $('store-name').value });
+    $('store-name').value = '';
+    await showStores(store.id);
+  } catch (err) {
+    $('store-error').textContent = err.message;
+  }
+}
+
+async function loadTokens() {
+  const { data } = await api('GET', '/v1/users/auth/tokens?limit=200');
+  const rows = data.map((t) => {
+    const tr = document.createElement('tr');
+    tr.dataset.id = t.id;
+    tr.append(
+      cell(`${t.name ?? t.app?.name ?? '—'}${t.current ? ' (this session)' : ''}`),
+      cell(t.kind),
+      cell(t.last4 ?? '—'),
+      cell(new Date(t.createdAt).toLocaleString()),
+      cell(t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : '—'),
+    );
+    const actions = document.createElement('td');
+    actions.append(
+      button('Revoke', async () => {
+        if (!confirm(t.current ? 'Revoke this session? You will be signed out.' : `Revoke ${t.name ?? 'this token'}?`)) return;
+        try {
+          await api('DELETE', `/v1/users/auth/tokens/${encodeURIComponent(t.id)}`);
+          if (t.current) return signOut();
+          await loadTokens();
+        } catch (err) {
+          $('tokens-error').textContent = err.message;
+        }
+      }),
+    );
+    tr.append(actions);
+    return tr;
+  });
+  $('tokens').tBodies[0].replaceChildren(...rows);
+}
+
+async function showStores(pick) {
   const me = await api('GET', '/v1/users/auth');
   $('who-name').textContent = me.name ?? me.email;
   $('who').hidden = false;
@@ -62,12 +148,21 @@ async function showStores() {
   const { data } = await api('GET', '/v1/stores?limit=200');
   const select = $('store-select');
   select.replaceChildren(...data.map((s) => Object.assign(document.createElement('option'), { value: s.id, textContent: s.name })));
-  if (data.length) await chooseStore(data[0].id);
+  $('no-store').hidden = data.length > 0;
+  $('store-panels').hidden = data.length === 0;
+  await loadTokens();
+  if (!data.length) return;
+  const storeId = data.some((s) => s.id === pick) ? pick : data[0].id;
+  select.value = storeId;
+  await chooseStore(storeId);
 }
 
 async function chooseStore(storeId) {
+  state.stream?.abort();
   state.storeId = storeId;
   state.selected = null;
+  $('events').replaceChildren();
+  $('secret-box').hidden = true;
   resetForm();
   await loadWebhooks();
   await loadHistory();
@@ -85,13 +180,14 @@ async function loadWebhooks() {
     if (w.id === state.selected) tr.className = 'selected';
     tr.append(
       cell(w.name),
-      cell(w.url),
+      cell(w.url, 'url'),
       cell(w.events.length === EVENTS.length ? 'all' : w.events.join(', ') || 'none'),
       cell(w.active ? 'yes' : 'no'),
     );
     const actions = document.createElement('td');
     actions.append(
       button('History', () => select(w.id)),
+      button('Test', () => sendTest(w.id)),
       button('Edit', () => editForm(w)),
       button('Delete', async () => {
         if (!confirm(`Delete ${w.name} and its history?`)) return;
@@ -130,6 +226,17 @@ async function loadHistory() {
       cell(`${d.timings?.total ?? d.responseTimeMs} ms`),
       cell(d.error ?? d.responseBody ?? '', 'response'),
     );
+    const actions = document.createElement('td');
+    // Test sends are not kept for redelivery; real deliveries are sent again as they were.
+    if (!d.test) {
+      actions.append(
+        button('Redeliver', async () => {
+          await api('POST', `${hooksPath()}/${hook.id}/history/${d.id}/redeliver`, {}).catch((err) => alert(err.message));
+          setTimeout(() => loadHistory().catch(() => {}), 600);
+        }),
+      );
+    }
+    tr.append(actions);
     tr.title = d.timings ? `dns ${d.timings.dns ?? '—'} · connect ${d.timings.connect ?? '—'} · tls ${d.timings.tls ?? '—'} · first byte ${d.timings.firstByte ?? '—'} ms` : '';
     return tr;
   });
@@ -199,15 +306,31 @@ async function saveWebhook(event) {
   }
 }
 
-async function sendTest() {
-  if (!state.selected) return;
+async function sendTest(id = state.selected) {
+  if (!id) return;
   $('send-test').disabled = true;
   try {
-    await api('POST', `${hooksPath()}/${state.selected}/test`, {});
+    await api('POST', `${hooksPath()}/${id}/test`, {});
   } finally {
     $('send-test').disabled = false;
   }
-  await loadHistory();
+  await select(id);
+}
+
+/** The newest events first, at most 50, as the stream brings them. */
+function showEvent(frame) {
+  const name = /^event: ?(.*)$/m.exec(frame)?.[1] ?? 'message';
+  const data = /^data: ?(.*)$/m.exec(frame)?.[1] ?? '';
+  let summary = '';
+  try {
+    const e = JSON.parse(data);
+    summary = `${new Date(e.timestamp).toLocaleTimeString()} ${name} ${e.data?.id ?? ''}`;
+  } catch {
+    summary = name;
+  }
+  const li = Object.assign(document.createElement('li'), { textContent: summary });
+  $('events').prepend(li);
+  while ($('events').children.length > 50) $('events').lastElementChild.remove();
 }
 
 /**
@@ -227,6 +350,7 @@ async function follow(storeId) {
     try {
       const res = await fetch(`/v1/stores/${storeId}/events/stream`, { headers: { authorization: `Bearer ${state.token}`, accept: 'text/event-stream' }, signal: ctl.signal });
       if (!res.ok) throw new Error(String(res.status));
+      if (ctl.signal.aborted) return;
       $('live').textContent = 'live';
       $('live').className = 'badge on';
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -239,12 +363,17 @@ async function follow(storeId) {
         while ((end = buffer.indexOf('\n\n')) !== -1) {
           const frame = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          if (/^data:/m.test(frame)) later();
+          if (ctl.signal.aborted) return;
+          if (/^data:/m.test(frame)) {
+            showEvent(frame);
+            later();
+          }
         }
       }
     } catch {
       if (ctl.signal.aborted) return;
     }
+    if (ctl.signal.aborted) return;
     $('live').textContent = 'reconnecting';
     $('live').className = 'badge';
     await new Promise((r) => setTimeout(r, Math.min(10_000, 500 * 2 ** attempt)));
@@ -252,6 +381,8 @@ async function follow(storeId) {
 }
 
 $('signin-form').addEventListener('submit', signIn);
+$('signup-form').addEventListener('submit', signUp);
+$('store-form').addEventListener('submit', createStore);
 $('signout').addEventListener('click', async () => {
   await api('POST', '/v1/users/auth/signout').catch(() => {});
   signOut();
@@ -259,7 +390,7 @@ $('signout').addEventListener('click', async () => {
 $('store-select').addEventListener('change', (e) => chooseStore(e.target.value));
 $('webhook-form').addEventListener('submit', saveWebhook);
 $('webhook-cancel').addEventListener('click', resetForm);
-$('send-test').addEventListener('click', sendTest);
+$('send-test').addEventListener('click', () => sendTest());
 $('secret-copy').addEventListener('click', () => navigator.clipboard?.writeText($('secret-value').textContent));
 renderEventBoxes(EVENTS);
 if (state.token) showStores().catch(signOut);

@@ -59,6 +59,21 @@ export interface RestRoute {
   result?: (value: any) => unknown;
   /** The response body's schema, given outright or built from the root field's own schema. */
   responseSchema?: Record<string, unknown> | ((field: Record<string, unknown>) => Record<string, unknown>);
+  /**
+   * The created resource's URL for a 201's Location header, where the router cannot derive it
+   * (the item route below a POSTed collection, or a PUT's own URL).
+   */
+  location?: (body: any, req: RestRequest) => string;
+  /** False: a POST mutation that takes no Idempotency-Key (the router honours one on every other). */
+  idempotent?: false;
+  /** OpenAPI operationId: the root field's name unless given (ingress routes and second routes of one field need one). */
+  operationId?: string;
+  /** Error statuses the route gives beyond those derived from its method, policy and parameters (429 of a rate limit). */
+  errors?: number[];
+  /** Calls a provider while answering: 429, 502 and 503 may come back (default: writes of provider groups). */
+  upstream?: boolean;
+  /** Hand-written OpenAPI examples, where the generated ones would not show the route well. */
+  example?: { request?: unknown; response?: unknown };
   /** OpenAPI tags: the route group's name. */
   tags?: string[];
 }

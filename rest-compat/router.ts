@@ -13,11 +13,13 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { createHash } from 'node:crypto';
-import type { RestReply, RestRoute } from './route.js';
+import type { RestReply, RestRequest, RestRoute } from './route.js';
 import { ROUTES } from './routes/index.js';
-import { createContext, type Deps } from '../src/core/context.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createContext, type Ctx, type Deps } from '../src/core/context.js';
+import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../src/core/idempotency.js';
 import { mapGraphQLError, relativeTo } from '../src/edge/graphql-errors.js';
-import { AppError, problem, type FieldError } from '../src/core/errors.js';
+import { AppError, problem, type FieldError, type Problem } from '../src/core/errors.js';
 import { sendProblem } from '../src/edge/http-problem.js';
 import { noteContext } from '../src/edge/request-log.js';
 import { OperationCache } from '../src/edge/executor.js';
@@ -32,6 +34,10 @@ export interface CompiledRoute {
   /** Variables read from the query string, with their GraphQL input types. */
   queryVars: Map<string, GraphQLInputType>;
   fastifyPath: string;
+  /** POST mutations that create or trigger: the router honours Idempotency-Key on them. */
+  idempotent: boolean;
+  /** The created resource's URL, for the Location header of a 201. */
+  location: ((body: any, req: RestRequest) => string) | null;
 }
 
 const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -42,13 +48,13 @@ export const fastifyPathOf = (path: string) => path.replace(/:(?=[A-Za-z])/g, ':
 /** Parse and validate every document once, at start: a broken table never serves. */
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTES): CompiledRoute[] {
   const seen = new Set<string>();
-  return routes.map((route) => {
+  const compiled = routes.map((route): CompiledRoute => {
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new Error(`REST route declared twice: ${key}`);
     seen.add(key);
     const pathParams = paramNames(route.path);
     if (route.ingress) {
-      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path) };
+      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null };
     }
     if (!route.operation) throw new Error(`REST route ${key}: an operation or an ingress handler is required`);
     const document = parse(route.operation);
@@ -72,8 +78,34 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
       pathParams,
       queryVars,
       fastifyPath: fastifyPathOf(route.path),
+      // Payment routes keep their keys with the order ($idempotencyKey); public calls have no caller to key by.
+      idempotent: route.method === 'POST' && op.operation === 'mutation' && !declared.has('idempotencyKey') && route.idempotent !== false,
+      location: null,
     };
   });
+  for (const c of compiled) c.location = locationOf(c, compiled);
+  return compiled;
+}
+
+const fill = (template: string, values: Record<string, unknown>) => template.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(String(values[name])));
+
+/**
+ * Where a 201's resource lives: the route's own `location`; a PUT's own URL; else the item route
+ * below a POSTed collection (`POST /things` → `/things/{id}`), keeping `?storeId=` where that
+ * route chooses its store by the query string. A route that may answer 201 without one is refused.
+ */
+function locationOf(c: CompiledRoute, compiled: CompiledRoute[]): CompiledRoute['location'] {
+  const r = c.route;
+  if (r.location) return r.location;
+  if (r.status !== 201 && !r.extraResponses?.['201']) return null;
+  const storeQuery = (target: CompiledRoute, req: RestRequest) =>
+    target.queryVars.has('storeId') && typeof req.query.storeId === 'string' ? `?storeId=${encodeURIComponent(req.query.storeId)}` : '';
+  if (r.method === 'PUT') return (_body, req) => fill(r.path, req.params) + storeQuery(c, req);
+  const items = compiled.filter((o) => !o.route.ingress && new RegExp(`^${r.path.replace(/[{}]/g, '\\$&')}/\\{(\\w+)\\}$`).test(o.route.path));
+  const item = items.find((o) => o.route.method === 'GET') ?? items[0];
+  if (!item) throw new Error(`REST route ${r.method} ${r.path}: answers 201 but no route gives its Location`);
+  const idParam = item.pathParams[item.pathParams.length - 1];
+  return (body, req) => fill(item.route.path, { ...req.params, [idParam]: body?.[idParam] ?? body?.id }) + storeQuery(item, req);
 }
 
 /** Query-string values arrive as text; convert them by the variable's declared type. */
@@ -144,6 +176,14 @@ function errorsToProblem(errors: readonly GraphQLError[], bodyVar: string | null
   return problem(first.code, first.message, first.errors);
 }
 
+/** Fastify's view of a request, as routes see it. */
+const restRequest = (req: FastifyRequest): RestRequest => ({
+  params: req.params as Record<string, string>,
+  query: (req.query ?? {}) as Record<string, unknown>,
+  body: req.body,
+  headers: req.headers,
+});
+
 function sendReply(reply: FastifyReply, r: RestReply): FastifyReply {
   if (r.headers) reply.headers(r.headers);
   reply.code(r.status);
@@ -152,13 +192,14 @@ function sendReply(reply: FastifyReply, r: RestReply): FastifyReply {
 }
 
 /** A strong ETag over the JSON bytes; 304 when the client already has them. */
-function sendWithEtag(req: FastifyRequest, reply: FastifyReply, status: number, value: unknown): FastifyReply {
-  const bytes = JSON.stringify(value);
+function sendWithEtag(req: FastifyRequest, reply: FastifyReply, r: RestReply): FastifyReply {
+  const bytes = JSON.stringify(r.body);
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+  if (r.headers) reply.headers(r.headers);
   reply.header('etag', etag);
   const match = req.headers['if-none-match'];
   if (match && match.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) return reply.code(304).send();
-  return reply.code(status).type('application/json; charset=utf-8').send(bytes);
+  return reply.code(r.status).type('application/json; charset=utf-8').send(bytes);
 }
 
 /** Ingress routes keep the raw body for the provider's signature, whatever its content type. */
@@ -187,6 +228,72 @@ function registerIngress(app: FastifyInstance, deps: Deps, c: CompiledRoute): vo
   });
 }
 
+/** A route's answer: a success the route shaped, or the problem its GraphQL errors map to. */
+export interface RouteAnswer extends RestReply {
+  problem?: Problem;
+}
+
+/**
+ * The execution step of every table route: the request's variables, the GraphQL document run
+ * against the schema, and the answer shaped by the route. Throws AppError for refusals that
+ * come before execution (a bad query string, a body where none is taken).
+ */
+export async function runRoute(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx): Promise<RouteAnswer> {
+  const variables = buildVariables(c, req);
+  const result = await operations.get(c.document!).run(ctx, variables);
+  if (result.errors?.length) {
+    const body = errorsToProblem(result.errors, c.bodyVar);
+    ctx.request?.errorCodes.push(body.code);
+    if (body.code === 'INTERNAL') {
+      for (const e of result.errors) req.log.error({ err: e.originalError ?? e, route: `${c.route.method} ${c.route.path}` }, 'route failed');
+    }
+    const headers = result.errors.map((e) => e.originalError).find((e): e is AppError => e instanceof AppError)?.headers;
+    return { status: body.status, headers, problem: body };
+  }
+  const value = (result.data as Record<string, unknown>)[c.rootField];
+  const answer: RouteAnswer = c.route.reply ? c.route.reply(value, restRequest(req)) : { status: c.route.status ?? 200 };
+  if (!c.route.reply && answer.status !== 204) answer.body = c.route.result ? c.route.result(value) : value;
+  if (answer.status === 201 && c.location) answer.headers = { ...answer.headers, location: c.location(answer.body, restRequest(req)) };
+  return answer;
+}
+
+/**
+ * Who an Idempotency-Key belongs to: the user, and the app for app tokens (an order's payment
+ * token: that order). Anonymous calls keep no keys.
+ */
+function idempotencyCaller(ctx: Ctx): string | null {
+  if (ctx.actor) return ctx.actor.appId ? `${ctx.actor.userId}/${ctx.actor.appId}` : ctx.actor.userId;
+  if (ctx.paymentGrant) return `order/${ctx.paymentGrant.orderId}`;
+  return null;
+}
+
+/**
+ * Runs the route under the request's Idempotency-Key where the route takes one: the first request
+ * with a key runs and its successful answer is kept; a repeat gets that answer again.
+ */
+async function runIdempotent(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx): Promise<RouteAnswer> {
+  const header = req.headers['idempotency-key'];
+  const caller = c.idempotent ? idempotencyCaller(ctx) : null;
+  if (typeof header !== 'string' || !caller) return runRoute(c, req, operations, ctx);
+  checkIdempotencyKey(header);
+  const em = ctx.deps.orm.em.fork() as unknown as EntityManager;
+  const secretKey = ctx.deps.config.secretKey;
+  const hash = requestHash({ route: `${c.route.method} ${c.route.path}`, params: req.params, query: req.query, body: req.body });
+  const kept = await reserveIdempotencyKey(em, secretKey, caller, header, hash);
+  if (kept) return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
+  let answer: RouteAnswer | undefined;
+  try {
+    answer = await runRoute(c, req, operations, ctx);
+  } finally {
+    if (answer && !answer.problem && answer.status < 300) {
+      await keepIdempotentAnswer(em, secretKey, caller, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
+    } else {
+      await releaseIdempotencyKey(em, caller, header);
+    }
+  }
+  return answer;
+}
+
 export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[]): void {
   // Each route's fixed document runs as a compiled operation once it is in use.
   const operations = new OperationCache(schema);
@@ -202,26 +309,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
         // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.
         const ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
         if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
-        const variables = buildVariables(c, req);
-        const result = await operations.get(c.document!).run(ctx, variables);
-        if (result.errors?.length) {
-          const body = errorsToProblem(result.errors, c.bodyVar);
-          ctx.request?.errorCodes.push(body.code);
-          if (body.code === 'INTERNAL') {
-            for (const e of result.errors) req.log.error({ err: e.originalError ?? e, route: `${c.route.method} ${c.route.path}` }, 'route failed');
-          }
-          const headers = result.errors.map((e) => e.originalError).find((e): e is AppError => e instanceof AppError)?.headers;
-          return sendProblem(reply, body, headers);
-        }
-        const value = (result.data as Record<string, unknown>)[c.rootField];
-        if (c.route.reply) {
-          return sendReply(reply, c.route.reply(value, { params: req.params as Record<string, string>, query: (req.query ?? {}) as Record<string, unknown>, body: req.body, headers: req.headers }));
-        }
-        const status = c.route.status ?? 200;
-        if (status === 204) return reply.code(204).send();
-        const body = c.route.result ? c.route.result(value) : value;
-        if (c.route.etag) return sendWithEtag(req, reply, status, body);
-        return reply.code(status).send(body);
+        const answer = await runIdempotent(c, req, operations, ctx);
+        if (answer.problem) return sendProblem(reply, answer.problem, answer.headers);
+        if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer);
+        return sendReply(reply, answer);
       },
     });
   }

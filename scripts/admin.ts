@@ -1,48 +1,50 @@
-// Platform administration from the shell: `npm run admin -- promote EMAIL` (or `demote EMAIL`).
-// Uses the same configuration as `npm start`; with the embedded database, stop the server
-// first (the data dir takes one process at a time).
+// Platform administration from the shell: `npm run admin -- COMMAND ...` (`npm run admin` lists them).
+// A running service (same SOUK_DATA_DIR) answers on its admin socket, so this works while the
+// server runs, embedded database included; otherwise the database is opened here, with the same
+// configuration as `npm start`, and the same code runs.
 import 'reflect-metadata';
+import { connect } from 'node:net';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { initOrm, openDatabase } from '../src/db/orm.js';
-import { ENTITIES } from '../src/domains/entities.js';
-import { User } from '../src/domains/auth/user.entity.js';
-import { normalizeEmail } from '../src/domains/auth/auth.service.js';
+import { ADMIN_USAGE, adminSocketPath, runAdminCommand, type AdminResult } from '../src/server/admin.js';
 
-const USAGE = 'usage: npm run admin -- promote|demote EMAIL';
+/** The running service's answer, or null when none listens on the data dir's admin socket. */
+function viaSocket(path: string, argv: string[]): Promise<AdminResult | null> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify({ argv })}\n`));
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('end', () => {
+      try {
+        resolve(JSON.parse(answer) as AdminResult);
+      } catch {
+        reject(new Error('the running service gave no answer'));
+      }
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' ? resolve(null) : reject(err)));
+  });
+}
 
 async function main(): Promise<number> {
-  const [command, email] = process.argv.slice(2);
-  if ((command !== 'promote' && command !== 'demote') || !email) {
-    console.error(USAGE);
+  const argv = process.argv.slice(2);
+  if (!argv.length) {
+    console.error(ADMIN_USAGE);
     return 2;
   }
-  const config = loadConfig();
-  const target = await openDatabase(config);
-  try {
-    const orm = await initOrm(target, ENTITIES);
+  const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  let result = await viaSocket(adminSocketPath(config.dataDir), argv);
+  if (!result) {
+    const { startService } = await import('../src/service.js');
+    const service = await startService(config, { listen: false, modules: [] });
     try {
-      const em = orm.em.fork();
-      return await em.transactional(async (tx) => {
-        const user = await tx.findOne(User, { email: normalizeEmail(email) });
-        if (!user) {
-          console.error(`souk admin: no account with the email ${email}`);
-          return 1;
-        }
-        if (command === 'demote' && user.platformRole === 'admin' && (await tx.count(User, { platformRole: 'admin', id: { $ne: user.id } })) === 0) {
-          console.error('souk admin: this is the last admin; promote someone else first');
-          return 1;
-        }
-        user.platformRole = command === 'promote' ? 'admin' : 'user';
-        await tx.flush();
-        console.log(`souk admin: ${user.email} is now ${user.platformRole}`);
-        return 0;
-      });
+      result = await runAdminCommand(service.deps, argv);
     } finally {
-      await orm.close(true);
+      await service.close();
     }
-  } finally {
-    await target.close();
   }
+  for (const line of result.lines) (result.code ? console.error : console.log)(result.code === 2 ? line : `${result.code ? 'souk admin: ' : ''}${line}`);
+  return result.code;
 }
 
 main().then(

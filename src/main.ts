@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/embedded.js';
 import { createLogger } from './core/log.js';
 import { startService } from './service.js';
+import { entryPoints } from './server/explore.js';
 
 async function main() {
   // Refusals to start go to stderr, where supervisors and the shell show them.
@@ -30,7 +31,13 @@ async function main() {
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
   // The start and shutdown lines are written whatever LOG_LEVEL says (supervisors and tests read them).
   const lifecycle = createLogger('info');
-  lifecycle.info({ url: service.url, database, role: config.role }, `souk listening on ${service.url} (database: ${database}, role: ${config.role})`);
+  // A worker serves only its probes: the explorer, reference and console are the web role's.
+  const where = config.role === 'worker' ? null : entryPoints(service.url);
+  lifecycle.info(
+    { url: service.url, database, role: config.role, ...where },
+    `souk listening on ${service.url} (database: ${database}, role: ${config.role})` +
+      (where ? `; GraphiQL ${where.graphql}, REST reference ${where.reference}, console ${where.dashboard}` : ''),
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -22,6 +22,8 @@ import { paymentsModule } from './domains/payments/payment.reconcile.js';
 import { metricsModule } from './server/metrics.js';
 import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
+import { exploreModule } from './server/explore.js';
+import { adminModule } from './server/admin.js';
 import { optionsModule } from './domains/options/options.cache.js';
 import { authCacheModule, ProcessAuthCache } from './domains/auth/auth-cache.js';
 import { callerResolver } from './domains/callers.js';
@@ -51,6 +53,8 @@ export const MODULES: readonly Module[] = [
   adsModule,
   connectorModule,
   dashboardModule,
+  exploreModule,
+  adminModule,
   optionsModule,
 ];
 

@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { DEFAULT_STATUSES } from '../rest-compat/openapi.js';
 
 /**
  * The contract check every REST response of the test suite goes through: the status must be
@@ -51,16 +52,21 @@ export async function contractMismatch(base: string, method: string, url: string
     return status === 404 || status === 405 ? null : `${method} ${path}: no operation in the OpenAPI document (answered ${status})`;
   }
   const op = c.doc.paths[route.template][method.toLowerCase()];
-  const response = op.responses[String(status)] ?? op.responses.default;
-  if (!response) return `${method} ${route.template}: status ${status} is not listed (listed: ${Object.keys(op.responses).join(', ')})`;
+  // `default` stands for the transport-level statuses it names, not for any status at all.
+  const code = op.responses[String(status)] ? String(status) : DEFAULT_STATUSES.includes(status) && op.responses.default ? 'default' : null;
+  if (!code) return `${method} ${route.template}: status ${status} is not listed (listed: ${Object.keys(op.responses).join(', ')})`;
+  // Shared answers (errors) are components: follow the reference, and validate against the component.
+  const ref: string | undefined = op.responses[code].$ref;
+  const at = ref ? ref.slice(2).split('/') : ['paths', route.template, method.toLowerCase(), 'responses', code];
+  const response = ref ? c.doc.components.responses[at[2]] : op.responses[code];
   const type = contentType.split(';')[0].trim();
   if (!response.content || !/json$/.test(type)) return null;
   const media = response.content[type] ?? (type === 'application/json' ? null : response.content['application/json']);
   if (!media?.schema) return response.content[type] === undefined && type === 'application/problem+json' ? `${method} ${route.template}: ${status} problem+json not documented` : null;
-  const key = `${route.template} ${method} ${status} ${type}`;
+  const key = `${at.join(' ')} ${type}`;
   let validate = c.compiled.get(key);
   if (!validate) {
-    validate = c.ajv.compile({ $ref: `openapi#/${pointer('paths', route.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema')}` });
+    validate = c.ajv.compile({ $ref: `openapi#/${pointer(...at, 'content', type, 'schema')}` });
     c.compiled.set(key, validate);
   }
   if (validate(body)) return null;

@@ -6,11 +6,11 @@ import { client, ownerWithStore, startTestService, type Api, type TestService } 
 import { startReceiver, type Receiver } from './receiver.js';
 
 const CHROMIUM = process.env.SOUK_CHROMIUM ?? '/usr/bin/chromium';
-type Doc = { document: { querySelectorAll(s: string): { length: number } } };
+type Doc = { document: { querySelectorAll(s: string): { length: number }; documentElement: { scrollWidth: number }; body: { innerHTML: string } } };
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium package; set SOUK_CHROMIUM to another binary)`;
 
-describe('the webhook dashboard', { skip }, () => {
+describe('the developer console', { skip }, () => {
   let svc: TestService;
   let api: Api;
   let rx: Receiver;
@@ -92,6 +92,107 @@ describe('the webhook dashboard', { skip }, () => {
     await page.waitForSelector('#webhooks tbody tr');
     assert.equal(await page.evaluate(() => (globalThis as { pwned?: number }).pwned), undefined);
     assert.match(String(await page.textContent('#webhooks tbody')), /<img src=x/);
+    await page.close();
+  });
+
+  test('sign up, create a store, list and revoke API tokens, test a webhook from its row and redeliver', { timeout: 120_000 }, async () => {
+    const page = await browser.newPage();
+    await page.goto(`${svc.url}/dashboard`);
+    assert.equal(await page.getAttribute('a[href="/graphql"]', 'href'), '/graphql');
+    assert.equal(await page.getAttribute('a[href="/v1/docs"]', 'href'), '/v1/docs');
+    const email = `console${Date.now()}@example.com`;
+    await page.fill('#signup-name', 'Console');
+    await page.fill('#signup-email', email);
+    await page.fill('#signup-password', 'correct horse battery');
+    await page.click('#signup-form button[type=submit]');
+    await page.waitForSelector('#no-store:not([hidden])');
+    await page.fill('#store-name', 'Console Store');
+    await page.click('#store-form button[type=submit]');
+    await page.waitForSelector('#live.on');
+    const token = await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(k: string): string } }).sessionStorage.getItem('souk.token'));
+    const stores = await api('GET', '/v1/stores', { token });
+    assert.equal(stores.body.data[0].name, 'Console Store');
+    assert.equal(await page.inputValue('#store-select'), stores.body.data[0].id);
+
+    // A second session appears in the token list and can be revoked there.
+    const other = await api('POST', '/v1/users/auth/signin', { body: { email, password: 'correct horse battery' } });
+    await page.reload();
+    await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll('#tokens tbody tr').length === 2);
+    page.once('dialog', (d) => void d.accept());
+    await page.click('#tokens tbody tr:not(:has-text("this session")) button:has-text("Revoke")');
+    await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll('#tokens tbody tr').length === 1);
+    assert.equal((await api('GET', '/v1/users/auth', { token: other.body.token, contract: false })).status, 401);
+
+    await page.fill('#webhook-name', 'Row test');
+    await page.fill('#webhook-url', rx.url);
+    await page.click('#webhook-save');
+    await page.waitForSelector('#webhooks tbody tr');
+    await page.click('#webhooks tbody tr button:has-text("Test")');
+    await page.waitForSelector('#history tbody tr td.status-success');
+    // A real event reaches the live list and the history; its row redelivers.
+    await api('POST', `/v1/stores/${stores.body.data[0].id}/orders`, { token, body: { customerName: 'Ada' } });
+    await page.waitForSelector('#events li:has-text("orderCreated")', { timeout: 20_000 });
+    await page.waitForSelector('#history tbody tr button:has-text("Redeliver")', { timeout: 20_000 });
+    const before = rx.received.length;
+    await page.click('#history tbody tr button:has-text("Redeliver")');
+    await page.waitForFunction((n) => (globalThis as unknown as Doc).document.querySelectorAll('#history tbody tr').length >= n, 3, { timeout: 20_000 });
+    assert.ok(rx.received.length > before);
+    await page.close();
+  });
+
+  test('sign-out clears every view, closes the stream and forgets the store', { timeout: 120_000 }, async () => {
+    const owner = await ownerWithStore(api);
+    await api('POST', `/v1/stores/${owner.storeId}/integrations/webhooks`, { token: owner.token, body: { name: 'Old hook', url: rx.url } });
+    const storeless = await (await import('./helpers.js')).signup(api, 'Storeless');
+    const page = await browser.newPage();
+    await page.goto(`${svc.url}/dashboard`);
+    await page.fill('#signin-email', owner.email);
+    await page.fill('#signin-password', 'correct horse battery');
+    await page.click('#signin-form button[type=submit]');
+    await page.waitForSelector('#live.on');
+    await page.click('#webhooks tbody tr button:has-text("History")');
+    await page.click('#webhooks tbody tr button:has-text("Edit")');
+    await page.click('#webhooks tbody tr button:has-text("Test")');
+    await page.waitForSelector('#history tbody tr');
+    await page.click('#signout');
+    await page.waitForSelector('#signin-view:not([hidden])');
+    const leftovers = await page.evaluate(() => {
+      const d = (globalThis as unknown as Doc).document;
+      return {
+        html: d.body.innerHTML,
+        rows: ['#webhooks tbody tr', '#history tbody tr', '#tokens tbody tr', '#events li', '#store-select option'].map((q) => d.querySelectorAll(q).length),
+      };
+    });
+    assert.deepEqual(leftovers.rows, [0, 0, 0, 0, 0]);
+    assert.ok(!leftovers.html.includes(owner.storeId), 'the old store id is still in the page');
+    assert.ok(!leftovers.html.includes('Old hook'), 'the old webhook is still on screen');
+    assert.equal(await page.inputValue('#webhook-name'), '');
+    assert.equal(await page.textContent('#live'), 'offline');
+
+    await page.fill('#signin-email', storeless.email);
+    await page.fill('#signin-password', 'correct horse battery');
+    await page.click('#signin-form button[type=submit]');
+    await page.waitForSelector('#no-store:not([hidden])');
+    // The old stream would have flipped the badge back on; give it the time it would take.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await page.textContent('#live'), 'offline');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as Doc).document.querySelectorAll('#webhooks tbody tr, #history tbody tr').length), 0);
+    assert.ok(!(await page.content()).includes(owner.storeId));
+    await page.close();
+  });
+
+  test('usable at 390 px: nothing wider than the screen', async () => {
+    const owner = await ownerWithStore(api);
+    await api('POST', `/v1/stores/${owner.storeId}/integrations/webhooks`, { token: owner.token, body: { name: 'A webhook with a long name', url: `${rx.url}/a/very/long/path/that/would/overflow/a/phone/screen` } });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${svc.url}/dashboard`);
+    assert.ok((await page.evaluate(() => (globalThis as unknown as Doc).document.documentElement.scrollWidth)) <= 390);
+    await page.fill('#signin-email', owner.email);
+    await page.fill('#signin-password', 'correct horse battery');
+    await page.click('#signin-form button[type=submit]');
+    await page.waitForSelector('#webhooks tbody tr');
+    const width = await page.evaluate(() => (globalThis as unknown as Doc).document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `the page is ${width} px wide`);
     await page.close();
   });
 });

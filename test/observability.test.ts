@@ -1,13 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { startService, type Service } from '../src/service.js';
-import { client, freshDatabase, ownerWithStore, startTestService, type Api } from './helpers.js';
+import { client, freshDatabase, ownerWithStore, signup, startTestService, type Api } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
 /** A service whose log lines are captured as parsed JSON. */
@@ -15,9 +15,14 @@ async function loggedService(env: Record<string, string> = {}) {
   const db = await freshDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'souk-obs-'));
   const lines: any[] = [];
+  const raw: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+      for (const l of String(chunk).split("\n")) {
+        if (!l.trim()) continue;
+        raw.push(l);
+        lines.push(JSON.parse(l));
+      }
       done();
     },
   });
@@ -36,6 +41,8 @@ async function loggedService(env: Record<string, string> = {}) {
     service,
     api: client(service.url),
     lines,
+    raw,
+    dataDir,
     async close() {
       await service.close();
       await db.drop();
@@ -68,6 +75,27 @@ describe('request logging', () => {
     assert.equal(typeof line.ms, 'number');
     assert.equal(line.userId, owner.user.id);
     assert.equal(line.storeId, owner.storeId);
+    // Strict JSON readers refuse duplicate keys: the request id appears once in the line.
+    const text = s.raw.find((l) => l.includes('trace-abc.123'))!;
+    assert.equal(text.match(/"reqId"/g)?.length, 1, text);
+  });
+
+  test("a GraphQL request's line names its operation", async () => {
+    const owner = await ownerWithStore(s.api);
+    await s.api('POST', '/graphql', { token: owner.token, headers: { 'x-request-id': 'gql-op' }, body: { query: 'query StoreName($id: ID!) { store(id: $id) { name } }', variables: { id: owner.storeId } } });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(s.lines.find((l) => l.reqId === 'gql-op')?.operation, 'StoreName');
+  });
+
+  test('development mail is a file named by one JSON line, never text in the log stream', async () => {
+    const { email } = await signup(s.api, 'Mail');
+    await new Promise((r) => setTimeout(r, 100));
+    const files = s.lines.filter((l) => l.msg === 'development mail written to a file').map((l) => l.file as string);
+    assert.ok(files.length > 0, 'no mail line');
+    assert.ok(files.every((f) => f.startsWith(join(s.dataDir, 'mail'))));
+    const mail = files.map((f) => readFileSync(f, 'utf8')).find((m) => m.includes(`To: ${email}`));
+    assert.match(String(mail), /verify-email\?token=/);
+    assert.ok(!s.raw.some((l) => l.includes('verify-email?token=')), 'the link is in the log stream');
   });
 
   test('GraphQL failures log their error code; no token, email or query string in any line', async () => {

@@ -70,10 +70,24 @@ async function exercise(cmd: string, file: string) {
   }
 }
 
-test('the Node receiver of the guide verifies real deliveries and rejects a wrong signature', async () => {
-  const file = join(dir, 'receiver.mjs');
-  writeFileSync(file, block('js'));
-  await exercise(process.execPath, file);
+test('the Node receiver of the guide (standardwebhooks) verifies real deliveries and rejects a wrong signature', async () => {
+  // Inside the project, so its `import 'standardwebhooks'` resolves as in the reader's project.
+  const local = mkdtempSync(join(process.cwd(), 'node_modules', '.cache', 'souk-guide-'));
+  try {
+    const file = join(local, 'receiver.mjs');
+    writeFileSync(file, block('js'));
+    await exercise(process.execPath, file);
+  } finally {
+    rmSync(local, { recursive: true, force: true });
+  }
+});
+
+test('the guide leads with the Standard Webhooks headers and keeps X-Svc-Signature-256 as the legacy check', () => {
+  const std = guide.indexOf('webhook-signature');
+  const legacy = guide.indexOf('## Legacy: X-Svc-Signature-256');
+  assert.ok(std > 0 && legacy > std);
+  assert.ok(guide.indexOf('standardwebhooks') < guide.indexOf('## Rules for a receiver'));
+  assert.match(guide, /5 minutes/);
 });
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;

@@ -19,6 +19,7 @@ export default group('ads-platform', [
     path: `${base}/ad-accounts`,
     summary: "The connected user's ad accounts, a page at a time (?cursor=); 409 when not connected",
     operation: `query($storeId: ID!, $cursor: String) { adAccounts(storeId: $storeId, cursor: $cursor) { data { id name currency status } nextCursor } }`,
+    upstream: true,
     extraResponses: {
       '409': problem('Not connected, or the token expired (POST /oauth/start)'),
       '502': problem('Meta failed or refused the token'),

@@ -22,6 +22,7 @@ export default group('ai', [
     summary: 'Create a brand studio; `generate` queues one generation per kind (422 LIMIT_EXCEEDED over 8 unfinished or the daily quota)',
     status: 201,
     operation: `mutation($storeId: ID!, $input: BrandStudioCreateInput!) { createBrandStudio(storeId: $storeId, input: $input) { ${STUDIO} } }`,
+    upstream: true,
   }),
   route({
     method: 'GET',
@@ -34,6 +35,7 @@ export default group('ai', [
     path: `${studios}/{id}`,
     summary: 'Update a brand studio (the brief merges); `generate` queues generations',
     operation: `mutation($storeId: ID!, $id: ID!, $input: BrandStudioUpdateInput!) { updateBrandStudio(storeId: $storeId, id: $id, input: $input) { ${STUDIO} } }`,
+    upstream: true,
   }),
   route({
     method: 'DELETE',
@@ -41,6 +43,7 @@ export default group('ai', [
     summary: 'Delete a brand studio with its generations and assets',
     status: 204,
     operation: `mutation($storeId: ID!, $id: ID!) { deleteBrandStudio(storeId: $storeId, id: $id) }`,
+    upstream: true,
   }),
   route({
     method: 'GET',
@@ -54,6 +57,7 @@ export default group('ai', [
     path: `${studios}/{id}/primaries`,
     summary: 'Pick the logo, icon and cover among completed assets of this studio (others → 400), and the palette colours',
     operation: `mutation($storeId: ID!, $id: ID!, $input: BrandPrimariesInput!) { setBrandStudioPrimaries(storeId: $storeId, id: $id, input: $input) { ${STUDIO} } }`,
+    upstream: true,
   }),
   route({
     method: 'GET',

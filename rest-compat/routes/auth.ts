@@ -8,11 +8,13 @@ export default group('auth', [
     summary: 'Create an account; a verification mail is sent',
     status: 201,
     operation: `mutation($input: SignupInput!) { signup(input: $input) { token user { ${USER} } } }`,
+    location: (body) => `/v1/users/${encodeURIComponent(body.user.id)}`,
   }),
   route({
     method: 'POST',
     path: '/v1/users/auth/signin',
     summary: 'Sign in with email and password',
+    errors: [401],
     operation: `mutation($input: SigninInput!) { signin(input: $input) { token user { ${USER} } } }`,
   }),
   route({
@@ -101,12 +103,14 @@ export default group('auth', [
     method: 'POST',
     path: '/v1/users/auth/code/consume',
     summary: 'The app exchanges a code, its client credentials and the PKCE verifier for an access token',
+    errors: [401],
     operation: `mutation($input: CodeConsumeInput!) { consumeAuthorizationCode(input: $input) { accessToken tokenType scopes expiresIn } }`,
   }),
   route({
     method: 'POST',
     path: '/v1/users/auth/code/inspect',
     summary: 'Who granted a code, to which app and scopes, and whether it expired or was used',
+    errors: [404],
     operation: `query($input: CodeInspectInput!) { inspectAuthorizationCode(input: $input) { user { id name } app { ${APP_REF} } scopes redirectUri expiresAt expired consumed } }`,
   }),
   route({

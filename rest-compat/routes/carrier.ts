@@ -16,13 +16,14 @@ const webhookSettings = {
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
 
 export default group('carrier', [
-  route({ method: 'GET', path: `${base}/wilayas`, summary: "The carrier's wilayas (cached 24 h)", operation: WILAYAS }),
-  route({ method: 'GET', path: `${base}/states`, summary: 'Same as /wilayas', operation: WILAYAS }),
-  route({ method: 'GET', path: `${base}/communes`, summary: 'Communes of a wilaya (?wilaya=16) with their stop desks', operation: COMMUNES }),
-  route({ method: 'GET', path: `${base}/cities`, summary: 'Same as /communes', operation: COMMUNES }),
+  route({ method: 'GET', path: `${base}/wilayas`, summary: "The carrier's wilayas (cached 24 h)", operation: WILAYAS, upstream: true }),
+  route({ method: 'GET', path: `${base}/states`, summary: 'Same as /wilayas', operation: WILAYAS, operationId: 'carrierStates', upstream: true }),
+  route({ method: 'GET', path: `${base}/communes`, summary: 'Communes of a wilaya (?wilaya=16) with their stop desks', operation: COMMUNES, upstream: true }),
+  route({ method: 'GET', path: `${base}/cities`, summary: 'Same as /communes', operation: COMMUNES, operationId: 'carrierCities', upstream: true }),
   route({
     method: 'GET',
     path: `${base}/fees`,
+    upstream: true,
     summary: "Delivery fees from the integration's fromWilaya to ?to=; with ?commune= a quote for ?weightKg=",
     operation: `query($storeId: ID!, $to: String, $commune: String, $weightKg: Float) { carrierFees(storeId: $storeId, to: $to, commune: $commune, weightKg: $weightKg) {
       data { communeId home stopDesk } quote { communeId home stopDesk weightKg oversizeFee } } }`,
@@ -40,6 +41,7 @@ export default group('carrier', [
     summary: 'Ship an order; 409 when it has a live parcel or is rejected; a retry after a lost answer finds the parcel',
     status: 201,
     operation: `mutation($storeId: ID!, $input: CarrierSendInput!) { carrierSend(storeId: $storeId, input: $input) { ${PARCEL} } }`,
+    location: (body, req) => `/v1/stores/${encodeURIComponent(req.params.storeId)}/integrations/carrier/parcels/${encodeURIComponent(body.id)}`,
   }),
   route({
     method: 'POST',
@@ -58,6 +60,7 @@ export default group('carrier', [
     path: `${base}/webhook`,
     summary:
       "With ?crc_token: Yalidine's endpoint check, answered {crc_token} without a bearer. Without it: the webhook's settings (bearer, admin+ with store.integrations), as GraphQL carrierWebhook",
+    operationId: 'carrierWebhookCheck',
     ingress: (req, deps) => carrierWebhookGet(deps, { storeId: req.params.storeId, query: req.query, headers: req.headers, rawBody: req.rawBody, ip: req.ip }),
     responseSchema: { oneOf: [{ type: 'object', required: ['crc_token'], properties: { crc_token: { type: 'string' } } }, webhookSettings] },
     // The settings read is a member's call: its role and store answer like any other route's.
@@ -67,6 +70,7 @@ export default group('carrier', [
     method: 'POST',
     path: `${base}/webhook`,
     summary: 'Yalidine webhook batches: X-YALIDINE-SIGNATURE = hex HMAC-SHA256 of the raw body; answers {received, duplicates}',
+    operationId: 'receiveCarrierWebhook',
     ingress: (req, deps) => carrierWebhookPost(deps, { storeId: req.params.storeId, query: req.query, headers: req.headers, rawBody: req.rawBody, ip: req.ip }),
     responseSchema: { type: 'object', required: ['received', 'duplicates'], properties: { received: { type: 'integer' }, duplicates: { type: 'integer' } } },
   }),

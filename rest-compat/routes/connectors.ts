@@ -20,6 +20,7 @@ export default group('connectors', [
     path: `${base}/install-url`,
     summary: 'A pending connector for ?shop= and the URL that installs the app there: {url, connectorId, state}; the sixth connector → 422; a shop active in another store → 409',
     operation: INSTALL,
+    upstream: true,
     extraResponses: INSTALL_REFUSALS,
   }),
   route({
@@ -27,6 +28,8 @@ export default group('connectors', [
     path: `${base}/install`,
     summary: 'The same as install-url, answered as a 302 to the url',
     operation: INSTALL,
+    operationId: 'installPlatformConnectorRedirect',
+    upstream: true,
     reply: (value: { url: string }) => ({ status: 302, headers: { location: value.url, 'cache-control': 'no-store' } }),
     extraResponses: { '302': { description: "Redirect to the shop's app install page" }, ...INSTALL_REFUSALS },
   }),
@@ -35,13 +38,15 @@ export default group('connectors', [
     path: '/v1/integrations/connectors/platform/callback',
     summary:
       "OAuth callback of Meta (ads platform) and of shop app installs, told apart by state. Shop installs: hmac (hex HMAC-SHA256 of the other parameters, sorted), state (single-use, bound to the shop, 10 min) and timestamp (≤ 24 h) are checked; 302 to the return URL with ?status=active|denied|error (Meta: connected|denied|error); anything unverifiable → 401",
+    operationId: 'platformCallback',
     ingress: (req, deps) => platformCallback(deps, req),
-    extraResponses: { '302': { description: 'Back to the return URL with ?status=' }, '409': { description: 'The shop is already active in another store' } },
+    extraResponses: { '302': { description: 'Back to the return URL with ?status=' }, '409': problem('The shop is already active in another store') },
   }),
   route({
     method: 'POST',
     path: '/v1/integrations/connectors/platform/webhook/{storeId}/{connectorId}',
     summary: "Shop webhooks: X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body), X-Shopify-Shop-Domain the connector's shop, deduplicated by X-Shopify-Event-Id; answers {received, duplicates}",
+    operationId: 'receivePlatformWebhook',
     ingress: (req, deps) => platformWebhook(deps, req),
     responseSchema: { type: 'object', required: ['received', 'duplicates'], properties: { received: { type: 'integer' }, duplicates: { type: 'integer' } } },
   }),

@@ -44,6 +44,7 @@ export default group('payments', [
     variables: idempotencyKey,
     status: 201,
     reply: (value) => ({ status: value.payment.provider === 'cod' ? 200 : 201, headers: replayed(value), body: value.payment }),
+    location: (_body, req) => `/v1/orders/${encodeURIComponent(req.params.orderId)}/payment/status`,
     responseSchema: { $ref: '#/components/schemas/Payment' },
     extraResponses: { '200': { description: 'Cash on delivery: the payment, without a checkout page', content: json('Payment') } },
   }),
@@ -53,6 +54,7 @@ export default group('payments', [
     summary: "The order's paymentStatus, payment and refunds; refresh=1 pulls the open payment from the provider first",
     operation: `query($orderId: ID!, $storeId: ID, $refresh: String) { orderPaymentStatus(orderId: $orderId, storeId: $storeId, refresh: $refresh) {
       paymentStatus payment { ${PAYMENT} } refunds { ${REFUND} } } }`,
+    upstream: true,
   }),
   route({
     method: 'POST',
@@ -63,6 +65,7 @@ export default group('payments', [
     variables: idempotencyKey,
     status: 201,
     reply: (value) => ({ status: 201, headers: replayed(value), body: value.refund }),
+    location: (body, req) => `/v1/orders/${encodeURIComponent(req.params.orderId)}/payment/refund/${encodeURIComponent(body.id)}/status`,
     responseSchema: { $ref: '#/components/schemas/Refund' },
   }),
   route({
@@ -70,11 +73,13 @@ export default group('payments', [
     path: `${base}/refund/{refundId}/status`,
     summary: 'One refund of the order',
     operation: `query($orderId: ID!, $refundId: ID!, $storeId: ID) { orderPaymentRefund(orderId: $orderId, refundId: $refundId, storeId: $storeId) { ${REFUND} } }`,
+    upstream: true,
   }),
   route({
     method: 'POST',
     path: `${base}/webhook`,
     summary: "Chargily Pay's per-checkout webhook_endpoint: signature = hex HMAC-SHA256 of the raw body keyed by the store's Chargily secret key",
+    operationId: 'receiveChargilyWebhook',
     ingress: chargilyWebhook,
     responseSchema: RECEIVED,
   }),
@@ -82,6 +87,7 @@ export default group('payments', [
     method: 'POST',
     path: '/v1/stores/{storeId}/payment/webhook',
     summary: "Stripe's webhook endpoint: Stripe-Signature (t=, v1=) over t.body with the store's stripeWebhookSecret, 300 s tolerance; the order is found by the session's metadata",
+    operationId: 'receiveStripeWebhook',
     ingress: stripeWebhook,
     responseSchema: RECEIVED,
   }),

@@ -21,6 +21,7 @@ export default group('promos', [
   route({
     method: 'POST',
     path: `${base}/validate`,
+    errors: [429],
     summary: 'Public, 60 calls a minute per IP: what a code does to a cart or an order; always 200 {valid, reason, ...}',
     operation: `query($storeId: ID!, $input: PromoValidateInput!) { validatePromo(storeId: $storeId, input: $input) { valid reason subtotal discount total freeShipping } }`,
   }),

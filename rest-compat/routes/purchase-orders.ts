@@ -42,6 +42,7 @@ export default group('purchase-orders', [
   route({
     method: 'POST',
     path: `${base}:batchSend`,
+    errors: [429],
     summary: 'Queue the mailing of up to 100 purchase orders (batch envelope, 202)',
     operation: `mutation($storeId: ID!, $input: PurchaseOrderBatchSendInput!) { batchSendPurchaseOrders(storeId: $storeId, input: $input) { ${BATCH_SELECTION(PURCHASE_ORDER)} } }`,
     reply: batchReply(202),
@@ -69,6 +70,7 @@ export default group('purchase-orders', [
   route({
     method: 'POST',
     path: `${base}/{id}/send`,
+    errors: [429],
     summary: 'Queue a mail of the PDF {to?, cc?, subject?, message?} (default to: the supplier email); a draft becomes sent',
     status: 202,
     operation: `mutation($storeId: ID!, $id: ID!, $input: PurchaseOrderSendInput) { sendPurchaseOrder(storeId: $storeId, id: $id, input: $input) { ${PURCHASE_ORDER} } }`,

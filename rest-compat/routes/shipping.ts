@@ -93,6 +93,7 @@ export default [
       summary: 'Fork a shipping method into the store ?storeId= (a private copy with sourceId)',
       status: 201,
       operation: `mutation($storeId: ID!, $id: ID!, $input: ShippingMethodForkInput) { forkShippingMethod(storeId: $storeId, id: $id, input: $input) { ${SHIPPING_METHOD} } }`,
+      location: (body, req) => `${methods}/${encodeURIComponent(body.id)}?storeId=${encodeURIComponent(String(req.query.storeId))}`,
     }),
   ]),
 ];

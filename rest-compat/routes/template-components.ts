@@ -55,5 +55,6 @@ export default group('template components', [
     summary: 'Fork a component into the store ?storeId= (a private copy with parentId)',
     status: 201,
     operation: `mutation($storeId: ID!, $id: ID!, $input: ForkInput) { forkTemplateComponent(storeId: $storeId, id: $id, input: $input) { ${TEMPLATE_COMPONENT} } }`,
+    location: (body, req) => `${base}/${encodeURIComponent(body.id)}?storeId=${encodeURIComponent(String(req.query.storeId))}`,
   }),
 ]);

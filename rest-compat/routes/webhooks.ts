@@ -76,6 +76,7 @@ export default group('webhooks', [
   route({
     method: 'POST',
     path: `${base}/{webhookId}/history/{deliveryId}/redeliver`,
+    errors: [429],
     summary: "Send a history entry's payload again as a new delivery (recorded with redeliveryOf); 30 a minute per store",
     status: 202,
     operation: `mutation($storeId: ID!, $webhookId: ID!, $deliveryId: ID!) { redeliverWebhookDelivery(storeId: $storeId, webhookId: $webhookId, deliveryId: $deliveryId) { webhookId deliveryId redeliveryOf } }`,

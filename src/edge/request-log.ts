@@ -8,6 +8,10 @@ export interface RequestNote {
   userId?: string;
   storeId?: string;
   errorCodes: string[];
+  /** The GraphQL operation's name, where the request ran a named one. */
+  operation?: string;
+  /** A bearer token was presented and refused (unknown, expired, revoked). */
+  tokenRefused?: boolean;
 }
 
 declare module '../core/context.js' {
@@ -33,6 +37,7 @@ export function noteOf(req: FastifyRequest | IncomingMessage): RequestNote {
 export function noteContext(req: FastifyRequest | IncomingMessage, ctx: Ctx, actor: Actor | null = ctx.actor): Ctx {
   const n = noteOf(req);
   if (actor) n.userId = actor.userId;
+  if (ctx.authFailure) n.tokenRefused = true;
   ctx.request = n;
   return ctx;
 }
@@ -58,14 +63,15 @@ export function logRequests(app: FastifyInstance, deps: Deps): void {
     const params = (req.params ?? {}) as Record<string, unknown>;
     const query = (req.query ?? {}) as Record<string, unknown>;
     const storeId = n?.storeId ?? (typeof params.storeId === 'string' ? params.storeId : typeof query.storeId === 'string' ? query.storeId : undefined);
+    // reqId comes from the request logger's own bindings: once per line.
     const line = {
-      reqId: req.id,
       method: req.method,
       route: req.routeOptions?.url ?? 'unmatched',
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ...(n?.userId ? { userId: n.userId } : {}),
       ...(storeId ? { storeId } : {}),
+      ...(n?.operation ? { operation: n.operation } : {}),
       ...(n?.errorCodes.length ? { errorCodes: [...new Set(n.errorCodes)] } : {}),
     };
     deps.metrics?.request(req.method, line.route, reply.statusCode, reply.elapsedTime / 1000);

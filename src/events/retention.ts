@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runsWork, type Module } from '../core/module.js';
 import { pruneEvents } from './store-events.js';
+import { pruneIdempotencyKeys } from '../core/idempotency.js';
 
 export const PRUNE_QUEUE = 'store-events-prune';
 /** Events stay readable through the feed and the SSE resume for at least this long. */
@@ -20,6 +21,9 @@ export const retentionModule: Module = {
   const workerId = await boss.work(PRUNE_QUEUE, { pollingIntervalSeconds: 30 }, async () => {
     const removed = await pruneEvents(deps.orm.em.fork() as EntityManager, new Date(Date.now() - RETENTION_MS));
     if (removed) deps.log.info({ removed, retentionDays: RETENTION_DAYS }, 'pruned old store events');
+    // Idempotency-Key answers live 24 h; the hourly tick keeps the table to about a day of creates.
+    const keys = await pruneIdempotencyKeys(deps.orm.em.fork() as EntityManager);
+    if (keys) deps.log.info({ removed: keys }, 'pruned expired idempotency keys');
   });
   return async () => {
     await boss.offWork(PRUNE_QUEUE, { id: workerId, wait: true });

@@ -1,3 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type nodemailerModule from 'nodemailer';
 import type { Transporter } from 'nodemailer';
@@ -43,13 +46,21 @@ type Log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string
 const logger = (deps: BaseDeps): Log => (level, msg, fields) => deps.log[level](fields, msg);
 
 /**
- * Outside production with no SMTP, mail is printed to stdout as readable text, link included, so a
- * newcomer can finish verification and resets locally (a console backend, not a log line).
+ * Outside production with no SMTP, each mail is also written as a readable file in the data dir
+ * (`mail/`), link included, so a newcomer can finish verification and resets locally; the log
+ * stream stays JSON and gets one line naming the file, never the body (it carries a token).
  */
-function printMail(deps: BaseDeps, mail: OutgoingMail): void {
-  if (deps.config.production || deps.config.logLevel === 'silent') return;
-  const rule = '-'.repeat(72);
-  process.stdout.write(`${rule}\nEmail (not sent: SOUK_SMTP_URL is not set)\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n${rule}\n`);
+function writeMailFile(deps: BaseDeps, mail: OutgoingMail, log: Log): void {
+  if (deps.config.production) return;
+  const dir = join(deps.config.dataDir, 'mail');
+  const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.txt`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, `To: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`, { mode: 0o600 });
+    log('info', 'development mail written to a file', { subject: mail.subject, file });
+  } catch (err) {
+    log('error', 'development mail not written', { subject: mail.subject, error: (err as Error).message });
+  }
 }
 
 /** Over SMTP in the background, so a slow mail server never holds up an API response. */
@@ -90,7 +101,7 @@ function smtpMailer(deps: BaseDeps, url: string, log: Log): Mailer {
   };
 }
 
-/** Without SMTP the mail is kept in mail_outbox (and printed outside production). */
+/** Without SMTP the mail is kept in mail_outbox (and written to a file outside production). */
 function outboxMailer(deps: BaseDeps, log: Log): Mailer {
   const keep = async (mail: OutgoingMail) => {
     try {
@@ -98,7 +109,7 @@ function outboxMailer(deps: BaseDeps, log: Log): Mailer {
       em.create(OutboxMail, { toAddress: mail.to, subject: mail.subject, body: mail.text });
       await em.flush();
       log('warn', 'email not sent: no SMTP configured, kept in mail_outbox', { subject: mail.subject });
-      printMail(deps, mail);
+      writeMailFile(deps, mail, log);
     } catch (err) {
       log('error', 'email not kept in the outbox', { subject: mail.subject, error: (err as Error).message });
     }

@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Headers a browser client may read from our answers. */
-const EXPOSED = ['x-request-id', 'etag', 'location', 'retry-after', 'idempotent-replayed', 'content-disposition'];
+const EXPOSED = ['x-request-id', 'etag', 'location', 'retry-after', 'idempotent-replayed', 'content-disposition', 'www-authenticate'];
 
 /**
  * CORS for browser clients (dashboards, storefronts): the listed origins with credentials, or any

@@ -12,8 +12,9 @@ const FILES: Record<string, string> = {
 };
 
 /**
- * GET /dashboard: a small page where a signed-in user manages a store's webhooks and watches
- * deliveries live. It uses only the public REST API, with the token kept in sessionStorage.
+ * GET /dashboard: the developer console. Sign up or in, create stores, list and revoke API tokens,
+ * manage webhooks (test, history, redelivery) and watch the store's events live. It uses only the
+ * public REST API, with the token kept in sessionStorage; sign-out clears every view.
  */
 export const dashboardModule: Module = {
   name: 'dashboard',

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
 import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
@@ -15,10 +15,11 @@ import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
 import { mapGraphQLError } from '../edge/graphql-errors.js';
 import { sendProblem } from '../edge/http-problem.js';
-import { logRequests, noteContext, requestId } from '../edge/request-log.js';
+import { logRequests, noteContext, noteOf, requestId } from '../edge/request-log.js';
 import { OperationCache } from '../edge/executor.js';
 import { allowOrigins, carryHeaders } from './cors.js';
 import { registerProbes } from './probes.js';
+import { serveGraphiql } from './explore.js';
 import type { OpenApiPaths } from '../core/module.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -31,6 +32,9 @@ const errorCodesPlugin: ApolloServerPlugin<Ctx> = {
     const storeId = request.variables?.storeId;
     if (contextValue.request && typeof storeId === 'string') contextValue.request.storeId = storeId;
     return {
+      async didResolveOperation({ contextValue: ctx, operationName }) {
+        if (ctx.request && operationName) ctx.request.operation = operationName;
+      },
       async didEncounterErrors({ contextValue: ctx, errors }) {
         ctx.request?.errorCodes.push(...errors.map((e) => mapGraphQLError(e).code));
       },
@@ -158,6 +162,21 @@ async function cleanInput(req: FastifyRequest): Promise<void> {
   if (!req.routeOptions.url?.startsWith('/graphql')) assertCleanInput(req.body);
 }
 
+/**
+ * Every 401 names the scheme that would do (RFC 9110 §11.6.1), and says the token was refused
+ * where one was presented (RFC 6750 §3): GraphQL, REST, streams and ingress alike.
+ */
+function challengeUnauthenticated(app: FastifyInstance): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode !== 401 || reply.hasHeader('www-authenticate')) return payload;
+    // Handlers that resolve the token without noting it (streams, signed assets) refuse only bad tokens with 401.
+    const note = noteOf(req);
+    const refused = note.tokenRefused || (req.headers.authorization !== undefined && !note.userId);
+    reply.header('www-authenticate', refused ? 'Bearer realm="souk", error="invalid_token"' : 'Bearer realm="souk"');
+    return payload;
+  });
+}
+
 export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promise<HttpServer> {
   const app = Fastify({
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
@@ -177,6 +196,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   drainOnClose(app);
   logRequests(app, deps);
+  challengeUnauthenticated(app);
   await allowOrigins(app, deps.config.corsOrigins);
 
   // JSON only: a text body would otherwise reach routes as a string.
@@ -245,6 +265,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
       ...(limits.plugins as ApolloServerPlugin<Ctx>[]),
       // No cache hints are set anywhere; the default plugin would still visit every resolved field.
       ApolloServerPluginCacheControlDisabled() as ApolloServerPlugin<Ctx>,
+      // Browsers get GraphiQL from this server (explore.ts), never a page that loads a CDN.
+      ApolloServerPluginLandingPageDisabled() as ApolloServerPlugin<Ctx>,
     ],
     // The schema is public (schema/schema.graphql); SOUK_GRAPHQL_INTROSPECTION=0 turns introspection off.
     introspection: deps.config.graphqlIntrospection,
@@ -254,6 +276,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     csrfPrevention: { requestHeaders: ['apollo-require-preflight', 'x-apollo-operation-name', 'authorization'] },
   });
   await apollo.start();
+  serveGraphiql(app);
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],

@@ -1,4 +1,4 @@
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional, MaxLength } from 'class-validator';
 
@@ -10,7 +10,7 @@ export class SecretMaskType {
   @Field(() => String, { nullable: true, description: 'The last four characters of a secret of eight or more.' })
   last4!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 
@@ -76,7 +76,7 @@ export class AdsConnectionType {
   @Field(() => [String])
   grantedScopes!: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   tokenExpiresAt!: string | null;
 
   @Field(() => AdsSettingsType)
@@ -167,6 +167,6 @@ export class AdsOAuthStartType {
   @Field(() => String, { description: 'Single-use, valid 10 minutes.' })
   state!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   expiresAt!: string;
 }

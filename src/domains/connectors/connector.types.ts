@@ -1,4 +1,4 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
 
 @ObjectType('ConnectorSync', { description: 'What the connector imports from the shop.' })
 export class ConnectorSyncType {
@@ -26,19 +26,19 @@ export class PlatformConnectorType {
   @Field(() => ConnectorSyncType)
   sync!: ConnectorSyncType;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   lastEventAt!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'When the first import finished.' })
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the first import finished.' })
   importedAt!: string | null;
 
   @Field(() => String, { nullable: true })
   lastError!: string | null;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => GraphQLISODateTime)
   updatedAt!: string;
 }
 

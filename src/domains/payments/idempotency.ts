@@ -1,39 +1,15 @@
-import { createHash } from 'node:crypto';
 import type { Ctx } from '../../core/context.js';
-import { conflict, invalid } from '../../core/errors.js';
+import { conflict } from '../../core/errors.js';
+import { IDEMPOTENCY_TTL_MS } from '../../core/idempotency.js';
 import type { TxCtx } from '../../core/tx.js';
 
 /**
  * `Idempotency-Key` on checkout and refund (CONTRACT-2 §15), scoped to order + route + key.
  * The key is taken under the order's row lock, so two requests with one key never both run;
- * only successful answers are kept (a failed request may be retried with the same key).
+ * only successful answers are kept (a failed request may be retried with the same key). The key
+ * check, request digest and 24 h lifetime are core/idempotency.ts's, shared with every other create.
  */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-
 export type IdempotentRoute = 'checkout' | 'refund';
-
-export function checkIdempotencyKey(key: string): void {
-  if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw invalid('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
-  }
-}
-
-/** A stable digest of the request body: key order does not matter, absent and undefined are alike. */
-export function requestHash(input: unknown): string {
-  const canonical = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(canonical);
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(
-        Object.keys(v)
-          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-          .sort()
-          .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-      );
-    }
-    return v;
-  };
-  return createHash('sha256').update(JSON.stringify(canonical(input) ?? null)).digest('hex');
-}
 
 /**
  * Inside the transaction holding the order lock: the stored answer of an earlier request with

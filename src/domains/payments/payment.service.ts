@@ -21,7 +21,8 @@ import type {
   RefundType,
 } from './payment.types.js';
 import { adapterOf, methodOptions, paymentSettings, type PaymentSettings } from './payment.providers.js';
-import { checkIdempotencyKey, releaseKey, requestHash, reserveKey, storeAnswer } from './idempotency.js';
+import { checkIdempotencyKey, requestHash } from '../../core/idempotency.js';
+import { releaseKey, reserveKey, storeAnswer } from './idempotency.js';
 
 /** Payments still waiting for an outcome. */
 export const OPEN_STATES = ['requires_action', 'pending'];

@@ -1,0 +1,143 @@
+import { createServer, type Server } from 'node:net';
+import { chmodSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Deps } from '../core/context.js';
+import type { Module } from '../core/module.js';
+import { User } from '../domains/auth/user.entity.js';
+import { AuthToken } from '../domains/auth/token.entity.js';
+import { hashPassword, issueToken, normalizeEmail } from '../domains/auth/auth.service.js';
+
+/**
+ * Platform administration from the shell (`npm run admin`). The commands run inside the service:
+ * a running process answers them on a unix socket in its data dir (only the data dir's owner can
+ * open it), so they work while the server runs, embedded database included; with no server
+ * running, the CLI opens the database itself and runs the same code.
+ */
+export const ADMIN_USAGE = `usage: npm run admin -- COMMAND
+  create-user EMAIL NAME [--password P] [--admin]   a verified account (a password is made if none is given)
+  reset-password EMAIL [--password P]               set a new password; every token of the user is revoked
+  create-token EMAIL [--name N]                     a session token for the user (printed once)
+  list-stores [EMAIL]                               every store (or a user's), with owner and member count
+  promote EMAIL | demote EMAIL                      make or unmake a platform administrator`;
+
+export interface AdminResult {
+  code: number;
+  lines: string[];
+}
+
+const fail = (line: string): AdminResult => ({ code: 1, lines: [line] });
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+}
+
+export async function runAdminCommand(deps: Deps, argv: string[]): Promise<AdminResult> {
+  const [command, ...args] = argv;
+  const positional = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--password') && !args[i - 1]?.startsWith('--name'));
+  const em = deps.orm.em.fork() as unknown as EntityManager;
+  const userOf = async (email: string | undefined) => (email ? em.findOne(User, { email: normalizeEmail(email) }) : null);
+  switch (command) {
+    case 'create-user': {
+      const [email, name] = positional;
+      if (!email || !name) return { code: 2, lines: [ADMIN_USAGE] };
+      if (await userOf(email)) return fail(`an account with the email ${email} exists`);
+      const password = option(args, '--password') ?? randomBytes(12).toString('base64url');
+      if (password.length < 8) return fail('the password needs 8 characters or more');
+      const user = em.create(User, { email: normalizeEmail(email), name, passwordHash: await hashPassword(password), emailVerifiedAt: new Date(), platformRole: args.includes('--admin') ? 'admin' : 'user' });
+      await em.flush();
+      return { code: 0, lines: [`created ${user.email} (${user.id}, ${user.platformRole})`, ...(option(args, '--password') ? [] : [`password: ${password}`])] };
+    }
+    case 'reset-password': {
+      const user = await userOf(positional[0]);
+      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : { code: 2, lines: [ADMIN_USAGE] };
+      const password = option(args, '--password') ?? randomBytes(12).toString('base64url');
+      if (password.length < 8) return fail('the password needs 8 characters or more');
+      const revoked = await em.transactional(async (tx) => {
+        const u = await tx.findOneOrFail(User, { id: user.id });
+        u.passwordHash = await hashPassword(password);
+        return tx.nativeUpdate(AuthToken, { userId: user.id, revokedAt: null }, { revokedAt: new Date() });
+      });
+      return { code: 0, lines: [`new password set for ${user.email}; ${revoked} token(s) revoked`, ...(option(args, '--password') ? [] : [`password: ${password}`])] };
+    }
+    case 'create-token': {
+      const user = await userOf(positional[0]);
+      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : { code: 2, lines: [ADMIN_USAGE] };
+      const ctx = { em, deps } as unknown as Parameters<typeof issueToken>[0];
+      const { token } = issueToken(ctx, user.id, { name: option(args, '--name') ?? 'admin CLI' });
+      await em.flush();
+      return { code: 0, lines: [token] };
+    }
+    case 'list-stores': {
+      const user = positional[0] ? await userOf(positional[0]) : null;
+      if (positional[0] && !user) return fail(`no account with the email ${positional[0]}`);
+      const rows = await em.getConnection().execute<Array<{ id: string; name: string; currency: string; owner: string | null; members: number; created_at: Date }>>(
+        `select s.id, s.name, s.currency, s.created_at,
+           (select u.email from store_members m join users u on u.id = m.user_id where m.store_id = s.id and m.role = 'owner' order by m.created_at limit 1) as owner,
+           (select count(*)::int from store_members m where m.store_id = s.id) as members
+         from stores s ${user ? 'where exists (select 1 from store_members m where m.store_id = s.id and m.user_id = ?)' : ''}
+         order by s.created_at desc limit 500`,
+        user ? [user.id] : [],
+      );
+      if (!rows.length) return { code: 0, lines: ['no stores'] };
+      return { code: 0, lines: rows.map((r) => `${r.id}  ${r.name}  ${r.currency}  owner ${r.owner ?? '—'}  ${r.members} member(s)  ${new Date(r.created_at).toISOString()}`) };
+    }
+    case 'promote':
+    case 'demote': {
+      const user = await userOf(positional[0]);
+      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : { code: 2, lines: [ADMIN_USAGE] };
+      return em.transactional(async (tx) => {
+        const u = await tx.findOneOrFail(User, { id: user.id });
+        if (command === 'demote' && u.platformRole === 'admin' && (await tx.count(User, { platformRole: 'admin', id: { $ne: u.id } })) === 0) {
+          return fail('this is the last admin; promote someone else first');
+        }
+        u.platformRole = command === 'promote' ? 'admin' : 'user';
+        return { code: 0, lines: [`${u.email} is now ${u.platformRole}`] };
+      });
+    }
+    default:
+      return { code: 2, lines: [ADMIN_USAGE] };
+  }
+}
+
+export const adminSocketPath = (dataDir: string) => join(dataDir, 'admin.sock');
+
+/** The running service's end of `npm run admin`: one JSON request per connection, one JSON answer. */
+export const adminModule: Module = {
+  name: 'admin-socket',
+  start: async (deps) => {
+    const path = adminSocketPath(deps.config.dataDir);
+    // Unix socket paths are limited to ~107 bytes; the CLI then opens the database itself.
+    if (path.length > 100) return;
+    rmSync(path, { force: true });
+    const server: Server = createServer((socket) => {
+      let input = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => {
+        input += chunk;
+        if (!input.includes('\n')) return;
+        let argv: string[] = [];
+        try {
+          argv = JSON.parse(input.slice(0, input.indexOf('\n'))).argv;
+        } catch {
+          argv = [];
+        }
+        runAdminCommand(deps, argv)
+          .catch((err: Error): AdminResult => fail(err.message))
+          .then((result) => {
+            deps.log.info({ command: argv[0], code: result.code }, 'admin command');
+            socket.end(`${JSON.stringify(result)}\n`);
+          });
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, () => resolve()));
+    chmodSync(path, 0o600);
+    return async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(path, { force: true });
+    };
+  },
+};

@@ -1,0 +1,14 @@
+// Swagger UI over this server's document. No validator badge (it would call an outside service);
+// "Authorize" takes a bearer token, prefilled from the console's sign-in.
+const ui = SwaggerUIBundle({
+  url: '/v1/openapi.json',
+  dom_id: '#reference',
+  validatorUrl: null,
+  deepLinking: true,
+  tryItOutEnabled: false,
+  persistAuthorization: false,
+  onComplete: () => {
+    const token = sessionStorage.getItem('souk.token');
+    if (token) ui.preauthorizeApiKey('bearer', token);
+  },
+});
