@@ -14,11 +14,11 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { createHash } from 'node:crypto';
-import type { RestReply, RestRoute } from './route.js';
+import type { RestReply, RestRequest, RestRoute, RouteTools } from './route.js';
 import { ROUTES } from './routes/index.js';
-import { createContext, type Deps } from '../src/core/context.js';
+import { createContext, type Ctx, type Deps } from '../src/core/context.js';
 import { mapGraphQLError, relativeTo } from '../src/server/graphql-errors.js';
-import { AppError, problem, type FieldError } from '../src/core/errors.js';
+import { AppError, problem, type FieldError, type Problem } from '../src/core/errors.js';
 import { sendProblem } from '../src/server/http-problem.js';
 import { noteContext } from '../src/server/request-log.js';
 
@@ -32,12 +32,33 @@ export interface CompiledRoute {
   /** Variables read from the query string, with their GraphQL input types. */
   queryVars: Map<string, GraphQLInputType>;
   fastifyPath: string;
+  /** A `handle` route's further documents, by their text. */
+  operations: Map<string, CompiledDocument>;
+}
+
+interface CompiledDocument {
+  document: DocumentNode;
+  rootField: string;
+  declared: Map<string, GraphQLInputType>;
 }
 
 const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
 /** fastify's router reads `:` as a parameter; a custom verb's colon is escaped as `::`. */
 export const fastifyPathOf = (path: string) => path.replace(/:(?=[A-Za-z])/g, '::').replace(/\{(\w+)\}/g, ':$1');
+
+function compileDocument(schema: GraphQLSchema, key: string, operation: string): CompiledDocument {
+  const document = parse(operation);
+  const problems = validate(schema, document);
+  if (problems.length) throw new Error(`REST route ${key}: ${problems.map((p) => p.message).join('; ')}`);
+  const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+  if (!op) throw new Error(`REST route ${key}: no operation`);
+  const fields = op.selectionSet.selections.filter((s) => s.kind === 'Field');
+  if (fields.length !== 1 || fields[0].kind !== 'Field') throw new Error(`REST route ${key}: exactly one root field expected`);
+  const rootField = fields[0].alias?.value ?? fields[0].name.value;
+  const declared = new Map((op.variableDefinitions ?? []).map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never) as GraphQLInputType]));
+  return { document, rootField, declared };
+}
 
 /** Parse and validate every document once, at start: a broken table never serves. */
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTES): CompiledRoute[] {
@@ -48,22 +69,16 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
     seen.add(key);
     const pathParams = paramNames(route.path);
     if (route.ingress) {
-      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path) };
+      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path), operations: new Map() };
     }
     if (!route.operation) throw new Error(`REST route ${key}: an operation or an ingress handler is required`);
-    const document = parse(route.operation);
-    const problems = validate(schema, document);
-    if (problems.length) throw new Error(`REST route ${key}: ${problems.map((p) => p.message).join('; ')}`);
-    const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
-    if (!op) throw new Error(`REST route ${key}: no operation`);
-    const fields = op.selectionSet.selections.filter((s) => s.kind === 'Field');
-    if (fields.length !== 1 || fields[0].kind !== 'Field') throw new Error(`REST route ${key}: exactly one root field expected`);
-    const rootField = fields[0].alias?.value ?? fields[0].name.value;
-    const declared = new Map((op.variableDefinitions ?? []).map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never) as GraphQLInputType]));
+    const { document, rootField, declared } = compileDocument(schema, key, route.operation);
     const bodyVar = route.body ?? (declared.has('input') && route.method !== 'GET' && route.method !== 'DELETE' ? 'input' : null);
     if (bodyVar && !declared.has(bodyVar)) throw new Error(`REST route ${key}: body variable $${bodyVar} is not declared`);
-    for (const p of pathParams) if (!declared.has(p)) throw new Error(`REST route ${key}: path parameter {${p}} has no variable`);
+    // A handle route maps its path parameters itself.
+    if (!route.handle) for (const p of pathParams) if (!declared.has(p)) throw new Error(`REST route ${key}: path parameter {${p}} has no variable`);
     const queryVars = new Map([...declared].filter(([name]) => name !== bodyVar && !pathParams.includes(name)));
+    const operations = new Map((route.operations ?? []).map((text) => [text, compileDocument(schema, key, text)]));
     return {
       route,
       document,
@@ -72,6 +87,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
       pathParams,
       queryVars,
       fastifyPath: fastifyPathOf(route.path),
+      operations,
     };
   });
 }
@@ -187,7 +203,79 @@ function registerIngress(app: FastifyInstance, deps: Deps, c: CompiledRoute): vo
   });
 }
 
-export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[]): void {
+/** A refusal a `handle` route's GraphQL run met: sent as is unless the route catches it. */
+export class ProblemError extends Error {
+  constructor(
+    readonly problem: Problem,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(problem.detail);
+    this.name = 'ProblemError';
+  }
+}
+
+export interface RegisterOptions {
+  /** How this table reads the Authorization header before it resolves the caller (another API's quirks). */
+  authorization?: (header: string | undefined) => string | undefined;
+}
+
+/** Runs a compiled document; GraphQL's refusal becomes the table's problem. */
+async function runDocument(
+  req: FastifyRequest,
+  c: CompiledRoute,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  rootField: string,
+  bodyVar: string | null,
+  variables: Record<string, unknown>,
+  ctx: Ctx,
+): Promise<{ value?: unknown; problem?: ProblemError }> {
+  const result = await execute({ schema, document, variableValues: variables, contextValue: ctx });
+  if (result.errors?.length) {
+    const body = errorsToProblem(result.errors, bodyVar);
+    ctx.request?.errorCodes.push(body.code);
+    if (body.code === 'INTERNAL') {
+      for (const e of result.errors) req.log.error({ err: e.originalError ?? e, route: `${c.route.method} ${c.route.path}` }, 'route failed');
+    }
+    const headers = result.errors.map((e) => e.originalError).find((e): e is AppError => e instanceof AppError)?.headers;
+    return { problem: new ProblemError(body, headers) };
+  }
+  return { value: (result.data as Record<string, unknown>)[rootField] };
+}
+
+function restRequest(req: FastifyRequest): RestRequest {
+  return { params: req.params as Record<string, string>, query: (req.query ?? {}) as Record<string, unknown>, body: req.body, headers: req.headers };
+}
+
+/** A `handle` route: the route drives its documents through `run`. */
+async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps, schema: GraphQLSchema, c: CompiledRoute, ctx: Ctx): Promise<FastifyReply> {
+  const tools: RouteTools = {
+    ctx,
+    async run(variables, opts = {}) {
+      const main = !opts.operation || opts.operation === c.route.operation;
+      const doc = main ? { document: c.document!, rootField: c.rootField, declared: new Map() } : c.operations.get(opts.operation!);
+      if (!doc) throw new Error(`REST route ${c.route.method} ${c.route.path}: operation not declared in operations`);
+      let runCtx = ctx;
+      if (opts.authorization !== undefined) {
+        runCtx = await createContext(deps, opts.authorization ?? undefined, req.ip);
+        runCtx.request = ctx.request;
+        if (runCtx.authFailure) throw new ProblemError(problem('UNAUTHENTICATED', runCtx.authFailure));
+      }
+      const bodyVar = (main ? c.bodyVar === 'input' : doc.declared.has('input')) ? 'input' : null;
+      const { value, problem: refused } = await runDocument(req, c, schema, doc.document, doc.rootField, bodyVar, variables, runCtx);
+      if (refused) throw refused;
+      return value;
+    },
+  };
+  try {
+    return sendReply(reply, await c.route.handle!(restRequest(req), tools));
+  } catch (err) {
+    if (err instanceof ProblemError) return sendProblem(reply, err.problem, err.headers);
+    throw err;
+  }
+}
+
+export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[], options: RegisterOptions = {}): void {
   for (const c of compiled) {
     if (c.route.ingress) {
       registerIngress(app, deps, c);
@@ -197,24 +285,15 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
       method: c.route.method,
       url: c.fastifyPath,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        const authorization = options.authorization ? options.authorization(req.headers.authorization) : req.headers.authorization;
         // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.
-        const ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
+        const ctx = noteContext(req, await createContext(deps, authorization, req.ip));
         if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
+        if (c.route.handle) return handleRoute(req, reply, deps, schema, c, ctx);
         const variables = buildVariables(c, req);
-        const result = await execute({ schema, document: c.document!, variableValues: variables, contextValue: ctx });
-        if (result.errors?.length) {
-          const body = errorsToProblem(result.errors, c.bodyVar);
-          ctx.request?.errorCodes.push(body.code);
-          if (body.code === 'INTERNAL') {
-            for (const e of result.errors) req.log.error({ err: e.originalError ?? e, route: `${c.route.method} ${c.route.path}` }, 'route failed');
-          }
-          const headers = result.errors.map((e) => e.originalError).find((e): e is AppError => e instanceof AppError)?.headers;
-          return sendProblem(reply, body, headers);
-        }
-        const value = (result.data as Record<string, unknown>)[c.rootField];
-        if (c.route.reply) {
-          return sendReply(reply, c.route.reply(value, { params: req.params as Record<string, string>, query: (req.query ?? {}) as Record<string, unknown>, body: req.body, headers: req.headers }));
-        }
+        const { value, problem: refused } = await runDocument(req, c, schema, c.document!, c.rootField, c.bodyVar, variables, ctx);
+        if (refused) return sendProblem(reply, refused.problem, refused.headers);
+        if (c.route.reply) return sendReply(reply, c.route.reply(value, restRequest(req)));
         const status = c.route.status ?? 200;
         if (status === 204) return reply.code(204).send();
         const body = c.route.result ? c.route.result(value) : value;
