@@ -17,10 +17,10 @@ import { createHash } from 'node:crypto';
 import type { RestReply, RestRequest, RestRoute, RouteTools } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { createContext, type Ctx, type Deps } from '../src/core/context.js';
-import { mapGraphQLError, relativeTo } from '../src/server/graphql-errors.js';
+import { mapGraphQLError, relativeTo } from '../src/edge/graphql-errors.js';
 import { AppError, problem, type FieldError, type Problem } from '../src/core/errors.js';
-import { sendProblem } from '../src/server/http-problem.js';
-import { noteContext } from '../src/server/request-log.js';
+import { sendProblem } from '../src/edge/http-problem.js';
+import { noteContext } from '../src/edge/request-log.js';
 
 export interface CompiledRoute {
   route: RestRoute;

@@ -4,7 +4,8 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { initOrm, openDatabase } from '../src/db/orm.js';
-import { User } from '../src/domains/users/user.entity.js';
+import { ENTITIES } from '../src/domains/entities.js';
+import { User } from '../src/domains/auth/user.entity.js';
 import { normalizeEmail } from '../src/domains/auth/auth.service.js';
 
 const USAGE = 'usage: npm run admin -- promote|demote EMAIL';
@@ -18,7 +19,7 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const target = await openDatabase(config);
   try {
-    const orm = await initOrm(target);
+    const orm = await initOrm(target, ENTITIES);
     try {
       const em = orm.em.fork();
       return await em.transactional(async (tx) => {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Config } from './config.js';
 import { initOrm, openDatabase } from './db/orm.js';
+import { ENTITIES } from './domains/entities.js';
 import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
 import type { Deps } from './core/context.js';
@@ -63,7 +64,7 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     for (const fn of cleanups.splice(0).reverse()) await fn();
   };
   try {
-    const orm = await initOrm(target);
+    const orm = await initOrm(target, ENTITIES);
     cleanups.push(() => orm.close(true));
     const deps: Deps = { config, orm, embedded: target.embedded, db: target, modules, log: opts.log ?? createLogger(config.logLevel) };
     for (const m of modules) {

@@ -10,6 +10,7 @@ import { client, freshDatabase, ownerWithStore, type Api } from './helpers.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, openSse, STORE_EVENTS } from './sse-client.js';
 import { initOrm, serverTarget, type DatabaseTarget } from '../src/db/orm.js';
+import { ENTITIES } from '../src/domains/entities.js';
 import { MIGRATIONS } from '../src/db/migrations/index.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): replicas share one database server';
@@ -89,7 +90,7 @@ test('replicas starting together on a new database migrate one at a time', { ski
   const fresh = await freshDatabase();
   const target: DatabaseTarget = serverTarget(fresh.url!);
   try {
-    const orms = await Promise.all([initOrm(target), initOrm(target), initOrm(target)]);
+    const orms = await Promise.all([initOrm(target, ENTITIES), initOrm(target, ENTITIES), initOrm(target, ENTITIES)]);
     await Promise.all(orms.map((o) => o.close(true)));
     const c = new pg.Client({ connectionString: fresh.url! });
     await c.connect();

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Deps } from '../../src/core/context.js';
 import { problem } from '../../src/core/errors.js';
-import { sendProblem } from '../../src/server/http-problem.js';
+import { sendProblem } from '../../src/edge/http-problem.js';
 import { buildOpenApi } from '../openapi.js';
 import { compileRoutes, fastifyPathOf, registerRoutes, type CompiledRoute } from '../router.js';
 import type { HttpMethod } from '../route.js';

@@ -8,7 +8,6 @@ import { MikroORM, ReflectMetadataProvider, type Options } from '@mikro-orm/core
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config.js';
-import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { listenChannel, type Listener } from './listen.js';
@@ -54,11 +53,14 @@ export interface DatabaseTarget {
 /** Channels every ORM connection listens on (see DatabaseTarget.pooled). */
 export const POOLED_CHANNELS = ['souk_auth'];
 
-export function ormOptions(target: DatabaseTarget): Options<PostgreSqlDriver> {
+/** The entity classes the ORM maps; the list is composed above the domains (`src/domains/entities.ts`). */
+export type EntityList = NonNullable<Options<PostgreSqlDriver>['entities']>;
+
+export function ormOptions(target: DatabaseTarget, entities: EntityList): Options<PostgreSqlDriver> {
   const c = target.connection;
   return {
     driver: PostgreSqlDriver,
-    entities: ENTITIES,
+    entities,
     metadataProvider: ReflectMetadataProvider,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     ...(c.connectionString ? { clientUrl: c.connectionString } : { host: c.host, port: c.port, dbName: c.database, user: c.user }),
@@ -110,7 +112,7 @@ export function embeddedTemplateDir(): string {
 }
 
 /** Makes the embedded template unless it exists, removing those of earlier versions; returns its directory. */
-export async function makeEmbeddedTemplate(): Promise<string> {
+export async function makeEmbeddedTemplate(entities: EntityList): Promise<string> {
   const dir = embeddedTemplateDir();
   const parent = dirname(dir);
   for (const old of existsSync(parent) ? readdirSync(parent) : []) {
@@ -122,7 +124,7 @@ export async function makeEmbeddedTemplate(): Promise<string> {
   try {
     const target = embeddedTarget(await startEmbedded(work, EMBEDDED_POOL_MAX + 4));
     try {
-      const orm = await initOrm(target);
+      const orm = await initOrm(target, entities);
       await orm.close(true);
     } finally {
       await target.close();
@@ -194,8 +196,8 @@ async function upToDate(orm: MikroORM<PostgreSqlDriver>): Promise<boolean> {
   }
 }
 
-export async function initOrm(target: DatabaseTarget): Promise<MikroORM<PostgreSqlDriver>> {
-  const orm = await MikroORM.init(ormOptions(target));
+export async function initOrm(target: DatabaseTarget, entities: EntityList): Promise<MikroORM<PostgreSqlDriver>> {
+  const orm = await MikroORM.init(ormOptions(target, entities));
   try {
     if (!(await upToDate(orm))) await withMigrationLock(target, () => orm.getMigrator().up());
   } catch (err) {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Module } from '../core/module.js';
 import { createContext, type Actor, type Deps } from '../core/context.js';
 import { AppError, problem } from '../core/errors.js';
-import { sendProblem } from '../server/http-problem.js';
+import { sendProblem } from '../edge/http-problem.js';
 import { requireStorePermission } from '../core/policy.js';
 import type { CommittedEvent } from './bus.js';
 import { getHub } from './hub.js';

@@ -13,9 +13,9 @@ import { registerFeeef } from '../../rest-compat/feeef/face.js';
 import { createContext, type Ctx, type Deps } from '../core/context.js';
 import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
-import { mapGraphQLError } from './graphql-errors.js';
-import { sendProblem } from './http-problem.js';
-import { logRequests, noteContext, requestId } from './request-log.js';
+import { mapGraphQLError } from '../edge/graphql-errors.js';
+import { sendProblem } from '../edge/http-problem.js';
+import { logRequests, noteContext, requestId } from '../edge/request-log.js';
 import { allowOrigins, carryHeaders } from './cors.js';
 import type { OpenApiPaths } from '../core/module.js';
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AuthorizationCode, OAuthApp } from './app.entity.js';
 import { AuthToken } from '../auth/token.entity.js';
-import { User } from '../users/user.entity.js';
+import { User } from '../auth/user.entity.js';
 import { AppError, invalid, notFound } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import { issueToken } from '../auth/auth.service.js';

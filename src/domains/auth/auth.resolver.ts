@@ -19,7 +19,7 @@ import {
   TransferInput,
   TransferResult,
 } from './auth.types.js';
-import { UserType } from '../users/user.types.js';
+import { UserType } from './user.types.js';
 import * as auth from './auth.service.js';
 import * as tokens from './token.service.js';
 import * as recovery from './recovery.service.js';

@@ -3,7 +3,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuthToken } from './token.entity.js';
-import { User } from '../users/user.entity.js';
+import { User } from './user.entity.js';
 import { AppError, conflict, invalid } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';

@@ -1,6 +1,6 @@
 import { createUnionType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { IsEmail, Length, MaxLength, MinLength } from 'class-validator';
-import { UserType } from '../users/user.types.js';
+import { UserType } from './user.types.js';
 import { Page } from '../../lib/pagination.js';
 import { graphqlEnum } from '../../core/enums.js';
 

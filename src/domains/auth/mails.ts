@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
-import type { User } from '../users/user.entity.js';
+import type { User } from './user.entity.js';
 import { createCode } from './code.service.js';
 
 const link = (config: Config, page: string, code: string) => `${config.publicUrl.replace(/\/+$/, '')}/${page}?token=${encodeURIComponent(code)}`;

@@ -1,6 +1,6 @@
 import { AuthToken } from './token.entity.js';
 import { UserCode } from './code.entity.js';
-import { User } from '../users/user.entity.js';
+import { User } from './user.entity.js';
 import { conflict, invalid } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx } from '../../core/context.js';
 import type { OutgoingMail } from '../../lib/mailer.js';

@@ -1,6 +1,6 @@
 import { Membership, Store } from './store.entity.js';
 import { LockMode } from '@mikro-orm/core';
-import { User } from '../users/user.entity.js';
+import { User } from '../auth/user.entity.js';
 import { normalizeEmail } from '../auth/auth.service.js';
 import { AppError, conflict, forbidden, invalid, notFound } from '../../core/errors.js';
 import { requireActor, type Ctx } from '../../core/context.js';

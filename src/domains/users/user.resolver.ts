@@ -1,7 +1,7 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
-import { UserCreateInput, UserPage, UserReplaceInput, UserType, UserUpdateInput } from './user.types.js';
+import { UserCreateInput, UserPage, UserReplaceInput, UserType, UserUpdateInput } from '../auth/user.types.js';
 import * as users from './user.service.js';
 
 @Resolver()

@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { User } from './user.entity.js';
+import { User } from '../auth/user.entity.js';
 import { AppError, conflict, forbidden, notFound } from '../../core/errors.js';
 import { requireActor, type Actor, type Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
