@@ -1,8 +1,15 @@
 import type { FeeefRoute } from './route.js';
 import { routes as users } from './routes/users.js';
 import { routes as apps } from './routes/apps.js';
+import { routes as stores } from './routes/stores.js';
+import { routes as catalog } from './routes/catalog.js';
 
 /** The face's whole table: one entry per /feeef/v1 route, by group (docs/feeef.md lists each). */
 const group = (tag: string, routes: FeeefRoute[]) => routes.map((route) => ({ tag, route }));
 
-export const FEEEF_ROUTES: Array<{ tag: string; route: FeeefRoute }> = [...group('users', users), ...group('apps', apps)];
+export const FEEEF_ROUTES: Array<{ tag: string; route: FeeefRoute }> = [
+  ...group('users', users),
+  ...group('apps', apps),
+  ...group('stores', stores),
+  ...group('catalog', catalog),
+];

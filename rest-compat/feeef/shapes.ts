@@ -45,7 +45,8 @@ export function splitMetadata(metadata: Row | null | undefined): { metadata: Row
 export const metadataInto = (value: unknown, out: Row) => {
   if (value === null) value = {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('metadata', 'must be an object');
-  out.metadata = { ...(value as Row), ...(out.metadata?.feeef ? { feeef: out.metadata.feeef } : {}) };
+  const { feeef: _reserved, ...own } = value as Row;
+  out.metadata = { ...own, ...(out.metadata?.feeef ? { feeef: out.metadata.feeef } : {}) };
 };
 
 // ── users and tokens ───────────────────────────────────────────────────────

@@ -116,6 +116,12 @@ export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise
   return productView(await findProduct(ctx, storeId, id), await storeCurrency(ctx, storeId));
 }
 
+export async function getProductBySlug(ctx: Ctx, storeId: string, slug: string): Promise<ProductType> {
+  const product = await ctx.em.findOne(Product, { storeId, slug });
+  if (!product) throw notFound('product');
+  return productView(product, await storeCurrency(ctx, storeId));
+}
+
 export async function updateProduct(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType> {
   return uniqueSlug(
     transaction(ctx, async (tx) => {
