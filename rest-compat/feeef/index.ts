@@ -3,6 +3,7 @@ import { routes as users } from './routes/users.js';
 import { routes as apps } from './routes/apps.js';
 import { routes as stores } from './routes/stores.js';
 import { routes as catalog } from './routes/catalog.js';
+import { routes as orders } from './routes/orders.js';
 
 /** The face's whole table: one entry per /feeef/v1 route, by group (docs/feeef.md lists each). */
 const group = (tag: string, routes: FeeefRoute[]) => routes.map((route) => ({ tag, route }));
@@ -12,4 +13,5 @@ export const FEEEF_ROUTES: Array<{ tag: string; route: FeeefRoute }> = [
   ...group('apps', apps),
   ...group('stores', stores),
   ...group('catalog', catalog),
+  ...group('orders', orders),
 ];
