@@ -31,7 +31,7 @@ test('warehouses: create with projectId, list, find, PUT, delete', async () => {
   assertFeeefProblem(await ff.get('/inventory/warehouses'), 400, 'VALIDATION_FAILED');
   const spare = await ff.post('/inventory/warehouses', { projectId: storeId, name: 'Spare', code: 'SP' });
   assert.equal((await ff.delete(`/inventory/warehouses/${spare.data.id}`, { projectId: storeId })).status, 204);
-  assertFeeefProblem(await ff.get('/inventory/objects', { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
+  assertFeeefProblem(await ff.get('/inventory/aliases', { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
   assertFeeefProblem(await ff.post('/inventory/reservations/res_1:release', null, { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
 });
 
@@ -108,4 +108,34 @@ test('purchase orders: create with an inline supplier, PUT partial, send, status
   assert.equal(cancelled.data.status, 'cancelled');
   assertFeeefProblem(await ff.get('/finance/suppliers', { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
   assertFeeefProblem(await ff.get('/finance/reports/pnl', { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
+});
+
+test('stock objects are the levels per product and warehouse; a movement is found by id', async () => {
+  const { ff, storeId, token } = await feeefStore(svc.url);
+  const w = (await ff.post('/inventory/warehouses', { projectId: storeId, name: 'W', code: 'W' })).data;
+  const p = (await ff.post('/products', { storeId, name: 'Nut', sku: 'NUT-1', price: 1, stock: 0 })).data;
+  const adjust = await fetch(`${svc.url}/v1/inventory/levels:adjust?storeId=${storeId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ productId: p.id, warehouseId: w.id, onHand: 4 }),
+  });
+  assert.equal(adjust.status, 200, await adjust.text());
+  const objects = await ff.get('/inventory/objects', { projectId: storeId, productId: p.id });
+  assert.equal(objects.status, 200, objects.text);
+  assert.equal(objects.data.data.length, 1);
+  const o = objects.data.data[0];
+  assert.equal(o.id, `${w.id}~${p.id}`);
+  assert.equal(o.sku, 'NUT-1');
+  assert.equal(o.quantityOnHand, 4);
+  assert.equal(o.quantityAvailable, 4);
+  assert.equal((await ff.get(`/inventory/objects/${encodeURIComponent(o.id)}`)).data.quantityOnHand, 4);
+  assertFeeefProblem(await ff.post('/inventory/objects', { projectId: storeId, namespace: 'n', sku: 'NUT-1', quantity: 1 }), 501, 'NOT_IMPLEMENTED');
+  assertFeeefProblem(await ff.post('/inventory/objects/apply-deltas', { projectId: storeId, deltas: [], reason: 'x' }), 501, 'NOT_IMPLEMENTED');
+  const moves = (await ff.get('/inventory/movements', { projectId: storeId })).data.data;
+  const found = await ff.get(`/inventory/movements/${moves[0].id}`, { by: 'id' });
+  assert.equal(found.status, 200, found.text);
+  assert.equal(found.data.quantityDelta, 4);
+  const stranger = await feeefStore(svc.url);
+  assertFeeefProblem(await stranger.ff.get(`/inventory/movements/${moves[0].id}`), 404, 'NOT_FOUND');
+  assertFeeefProblem(await stranger.ff.get(`/inventory/objects/${encodeURIComponent(o.id)}`), 404, 'NOT_FOUND');
 });

@@ -22,6 +22,7 @@ const OWNERS: Record<string, { entity: string; what: string }> = {
   shm: { entity: 'ShippingMethod', what: 'shipping method' },
   promo: { entity: 'Promo', what: 'promo' },
   whs: { entity: 'Warehouse', what: 'warehouse' },
+  ine: { entity: 'InventoryMovement', what: 'inventory movement' },
   po: { entity: 'PurchaseOrder', what: 'purchase order' },
 };
 

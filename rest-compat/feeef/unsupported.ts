@@ -94,10 +94,11 @@ export const UNSUPPORTED: Unsupported[] = [
   },
   {
     group: 'inventory objects',
-    why: "Souk counts stock per product and warehouse (levels and movements), not in Feeef's SKU buckets, aliases, reservations or projects",
+    why: "Souk counts stock per product and warehouse (levels, read here as stock objects, and movements), not in Feeef's SKU buckets: no receiving into buckets, bucket edits, aliases, reservations, projects or SKU availability",
     paths: [
       '/inventory/objects',
       '/inventory/objects/{id}',
+      '/inventory/objects/apply-deltas',
       '/inventory/objects:batchDelete',
       '/inventory/objects:batchUpdate',
       '/inventory/aliases',
@@ -106,7 +107,6 @@ export const UNSUPPORTED: Unsupported[] = [
       '/inventory/reservations',
       '/inventory/reservations/{id}',
       '/inventory/reservations:batchRelease',
-      '/inventory/movements/{id}',
       '/inventory/projects',
       '/inventory/availability',
       '/inventory/public/availability',

@@ -1,9 +1,9 @@
-import { invalid } from '../../../src/core/errors.js';
+import { AppError, invalid } from '../../../src/core/errors.js';
 import { BATCH_SELECTION } from '../../replies.js';
 import { WAREHOUSE } from '../../routes/inventory.js';
 import { PURCHASE_ORDER } from '../../routes/purchase-orders.js';
-import { requireStore, storeFor } from '../locate.js';
-import { located, pageArgs, pageList } from '../pages.js';
+import { missing, requireStore, storeFor } from '../locate.js';
+import { located, pageArgs, pageList, scan, SCAN_LIMIT } from '../pages.js';
 import { PAGE_PARAMS, Reply, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, bool, input, int, nstr, num, obj, oneOf, pageOf, str, strs, time } from '../schema.js';
 import { mapInput, type FieldMap } from '../shapes.js';
@@ -74,6 +74,40 @@ const toMovement = (storeId: string) => (m: Row) => ({
   productId: m.productId,
   warehouseId: m.warehouseId,
 });
+/**
+ * Feeef's stock object from a Souk inventory level (a product's stock in a warehouse): the id is
+ * `{warehouseId}~{productId}`; Souk keeps no SKU buckets, batches or reservations, so the bucket
+ * fields are the defaults and all stock on hand is available.
+ */
+const LEVEL = 'warehouseId productId onHand updatedAt';
+const LEVELS = `query($storeId: ID!, $productId: ID, $warehouseId: ID, $limit: Int, $cursor: String) { inventoryLevels(storeId: $storeId, productId: $productId, warehouseId: $warehouseId, limit: $limit, cursor: $cursor) { data { ${LEVEL} } nextCursor } }`;
+const SKUS = 'query($storeId: ID!, $limit: Int, $cursor: String) { products(storeId: $storeId, limit: $limit, cursor: $cursor) { data { id sku } nextCursor } }';
+const toObject = (storeId: string, skus: Map<string, string | null>) => (l: Row) => ({
+  id: `${l.warehouseId}~${l.productId}`,
+  projectId: storeId,
+  namespace: 'default',
+  sku: skus.get(l.productId) ?? null,
+  batch: 'default',
+  warehouseId: l.warehouseId,
+  storageClass: 'default',
+  key: l.productId,
+  quantityOnHand: l.onHand,
+  quantityReserved: 0,
+  quantityAvailable: l.onHand,
+  receivedAt: null,
+  metadata: {},
+  createdAt: l.updatedAt,
+  updatedAt: l.updatedAt,
+  productId: l.productId,
+});
+const objectSchema = obj({ id: str, projectId: str, sku: nstr, warehouseId: str, quantityOnHand: int, quantityReserved: int, quantityAvailable: int, updatedAt: time });
+
+async function skusOf(call: Call, storeId: string, productIds: string[]): Promise<Map<string, string | null>> {
+  const wanted = new Set(productIds);
+  const { rows } = await scan<Row>((cursor, limit) => call.run({ storeId, cursor, limit }, { operation: SKUS }), SCAN_LIMIT);
+  return new Map(rows.filter((p) => wanted.has(p.id)).map((p) => [p.id, p.sku]));
+}
+
 const movementSchema = obj({ id: str, projectId: str, objectId: str, type: oneOf('in', 'out', 'adjust'), quantityDelta: int, reason: str, createdAt: time });
 
 // ── purchase orders ────────────────────────────────────────────────────────
@@ -236,6 +270,59 @@ export const routes: FeeefRoute[] = [
       const storeId = storeOf(call);
       const vars = { storeId, productId: call.query.first('productId', 'objectId'), warehouseId: call.query.string('warehouseId') };
       return pageList(pageArgs(call.query), (cursor, limit) => call.run({ ...vars, cursor, limit }), { map: toMovement(storeId) });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/inventory/movements/{id}',
+    summary: 'Show a movement of the stock ledger',
+    operation: `query($storeId: ID!, $limit: Int, $cursor: String) { inventoryMovements(storeId: $storeId, limit: $limit, cursor: $cursor) { data { ${MOVEMENT} } nextCursor } }`,
+    query: { ...PROJECT, by: { type: 'string', description: 'Only id' } },
+    response: movementSchema,
+    handle: async (call) => {
+      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
+      const id = call.params.id;
+      const storeId = await storeFor(call, id, ['ine']);
+      const { rows } = await located(id, scan<Row>((cursor, limit) => call.run({ storeId, cursor, limit }), SCAN_LIMIT));
+      const found = rows.find((m) => m.id === id);
+      if (!found) throw missing(id);
+      return toMovement(storeId)(found);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/inventory/objects',
+    summary: "Stock of projectId per product and warehouse (Souk's inventory levels as Feeef stock objects); productId, warehouseId filter",
+    operation: LEVELS,
+    operations: [SKUS],
+    query: { ...PAGE_PARAMS, ...PROJECT, productId: { type: 'string' }, warehouseId: { type: 'string' } },
+    response: pageOf(objectSchema),
+    handle: async (call) => {
+      const storeId = storeOf(call);
+      const vars = { storeId, productId: call.query.string('productId'), warehouseId: call.query.string('warehouseId') };
+      const page = await pageList(pageArgs(call.query), (cursor, limit) => call.run({ ...vars, cursor, limit }), { map: (l: Row) => l });
+      const levels = page.data as Row[];
+      const skus = await skusOf(call, storeId, levels.map((l) => l.productId));
+      return { ...page, data: levels.map(toObject(storeId, skus)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/inventory/objects/{id}',
+    summary: 'Stock of one product in one warehouse; the id is {warehouseId}~{productId}',
+    operation: LEVELS,
+    operations: [SKUS],
+    query: PROJECT,
+    response: objectSchema,
+    handle: async (call) => {
+      const id = call.params.id;
+      const [warehouseId, productId] = id.split('~');
+      const none = new AppError('NOT_FOUND', 'No such stock object');
+      if (!warehouseId || !productId) throw none;
+      const storeId = await storeFor(call, warehouseId, ['whs']);
+      const level = (await located(warehouseId, call.run({ storeId, warehouseId, productId, limit: 1 }))).data[0];
+      if (!level) throw none;
+      return toObject(storeId, await skusOf(call, storeId, [productId]))(level);
     },
   },
   // Purchase orders.
