@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { client, startTestService, type Api, type TestService } from './helpers.js';
 import { assertFeeefProblem, feeefClient, feeefSignup } from './feeef-helpers.js';
+import { SDK_CALLS } from './feeef-sdk-calls.js';
 
 // Feeef's SDK (feeef.js 0.12.12) against /feeef/v1: identity, tokens, sign-in codes, users, apps, OAuth.
 
@@ -257,4 +258,23 @@ test('the face has its own OpenAPI document; /v1 gains no /feeef path', async ()
   assert.ok(doc.paths['/users/{id}'].get.parameters.some((p: any) => p.name === 'by'));
   const v1: any = await (await fetch(`${svc.url}/v1/openapi.json`)).json();
   assert.equal(Object.keys(v1.paths).filter((p) => p.includes('feeef')).length, 0);
+});
+
+test("every SDK call that does a job Souk does has a route; every other answers 501", async () => {
+  const doc: any = await (await fetch(`${svc.url}/feeef/v1/openapi.json`)).json();
+  const served: string[] = [];
+  for (const c of SDK_CALLS) {
+    const op = doc.paths[c.path]?.[c.method.toLowerCase()];
+    assert.ok(op, `${c.call}: ${c.method} ${c.path} is not in the face's document`);
+    const success = Object.keys(op.responses).some((s) => s.startsWith('2'));
+    if (c.souk) {
+      assert.ok(success && !op.responses['501']?.description?.startsWith('NOT_IMPLEMENTED'), `${c.call} should be served`);
+      served.push(c.call);
+    } else {
+      assert.ok(!success && op.responses['501'], `${c.call} should answer 501`);
+    }
+  }
+  assert.equal(new Set(SDK_CALLS.map((c) => c.call)).size, SDK_CALLS.length);
+  assert.equal(served.length, 126);
+  assert.equal(SDK_CALLS.length, 347);
 });
