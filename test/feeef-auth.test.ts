@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { client, startTestService, type Api, type TestService } from './helpers.js';
 import { assertFeeefProblem, feeefClient, feeefSignup } from './feeef-helpers.js';
 import { SDK_CALLS } from './feeef-sdk-calls.js';
+import { formatProblems, lintOpenApi } from '../scripts/openapi-lint.js';
 
 // Feeef's SDK (feeef.js 0.12.12) against /feeef/v1: identity, tokens, sign-in codes, users, apps, OAuth.
 
@@ -258,6 +259,8 @@ test('the face has its own OpenAPI document; /v1 gains no /feeef path', async ()
   assert.ok(doc.paths['/users/{id}'].get.parameters.some((p: any) => p.name === 'by'));
   const v1: any = await (await fetch(`${svc.url}/v1/openapi.json`)).json();
   assert.equal(Object.keys(v1.paths).filter((p) => p.includes('feeef')).length, 0);
+  const lint = await lintOpenApi(doc);
+  assert.equal(lint.errors, 0, formatProblems(lint.problems));
 });
 
 test("every SDK call that does a job Souk does has a route; every other answers 501", async () => {

@@ -247,7 +247,8 @@ export const SDK_CALLS: SdkCall[] = [
   ...calls('inventory.reservations', false, [
     ['find', 'GET', '/inventory/reservations/{id}'],
     ['list', 'GET', '/inventory/reservations'],
-    ['release', 'POST', '/inventory/reservations/{rest}'],
+    // The SDK posts to `/inventory/reservations/{id}:release`, which the prefix answers.
+    ['release', 'POST', '/inventory/reservations/{id}'],
     ['releaseMany', 'POST', '/inventory/reservations:batchRelease'],
   ]),
   ...calls('inventory.movements', true, [

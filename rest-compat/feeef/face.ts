@@ -59,7 +59,7 @@ export function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
     }
   }
   for (const u of UNSUPPORTED) {
-    for (const path of [...u.paths, ...(u.prefixes ?? []).map((p) => `${p}/{rest}`)]) {
+    for (const path of u.paths) {
       const item = (paths[path] ??= {});
       for (const method of METHODS) {
         const m = method.toLowerCase();

@@ -9,7 +9,7 @@ export interface Unsupported {
   why: string;
   /** The SDK's paths in the group, below the prefix (documented one by one). */
   paths: string[];
-  /** Everything below these answers 501 too (documented as `{rest}`). */
+  /** Everything below these answers 501 too (the documented paths stand for them). */
   prefixes?: string[];
 }
 
