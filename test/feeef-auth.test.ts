@@ -5,6 +5,8 @@ import { client, startTestService, type Api, type TestService } from './helpers.
 import { assertFeeefProblem, feeefClient, feeefSignup } from './feeef-helpers.js';
 import { SDK_CALLS } from './feeef-sdk-calls.js';
 import { formatProblems, lintOpenApi } from '../scripts/openapi-lint.js';
+import { readFileSync } from 'node:fs';
+import { FEEEF_ROUTES } from '../rest-compat/feeef/index.js';
 
 // Feeef's SDK (feeef.js 0.12.12) against /feeef/v1: identity, tokens, sign-in codes, users, apps, OAuth.
 
@@ -280,4 +282,14 @@ test("every SDK call that does a job Souk does has a route; every other answers 
   assert.equal(new Set(SDK_CALLS.map((c) => c.call)).size, SDK_CALLS.length);
   assert.equal(served.length, 126);
   assert.equal(SDK_CALLS.length, 347);
+});
+
+test('docs/feeef.md has a line for each route of the face and names each SDK call it serves', () => {
+  const doc = readFileSync(new URL('../docs/feeef.md', import.meta.url), 'utf8');
+  for (const { route } of FEEEF_ROUTES) assert.ok(doc.includes(`| \`${route.method} ${route.path}\` |`), `docs/feeef.md lacks ${route.method} ${route.path}`);
+  for (const c of SDK_CALLS.filter((x) => x.souk)) {
+    const repo = c.call.split('.').slice(0, -1).join('.');
+    const line = doc.split('\n').find((l) => l.startsWith(`- \`${repo}\`: `) && doc.indexOf(l) < doc.indexOf('Not served'));
+    assert.ok(line?.includes(`\`${c.call.split('.').pop()}\``), `docs/feeef.md does not list ${c.call}`);
+  }
 });
