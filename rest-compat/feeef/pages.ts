@@ -1,7 +1,7 @@
 import { AppError } from '../../src/core/errors.js';
 import { ProblemError } from '../router.js';
-import { missing } from './locate.js';
-import type { Query } from './route.js';
+import { missing, storeFor } from './locate.js';
+import { assertById, type Call, type FeeefRoute, type Param, type Query } from './route.js';
 
 /**
  * Feeef lists are numbered pages, `{data, meta: {total, currentPage, perPage, lastPage}}`; Souk's
@@ -99,3 +99,42 @@ export async function located<T>(id: string, work: Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+/** Query parameters of a flat resource route: the store may be named instead of looked up. */
+export const STORE_PARAMS: Record<string, Param> = { store_id: { type: 'string' }, storeId: { type: 'string' } };
+export const FIND_PARAMS: Record<string, Param> = { ...STORE_PARAMS, by: { type: 'string', description: 'Only id' } };
+
+/** Runs a document on the resource `{id}` of the path in its store; another store's resource is a 404. */
+export async function onResource(call: Call, prefixes: string[], vars: Record<string, unknown> = {}, operation?: string): Promise<any> {
+  const id = call.params.id;
+  const storeId = await storeFor(call, id, prefixes);
+  return located(id, call.run({ storeId, id, ...vars }, operation ? { operation } : {}));
+}
+
+/** `GET /{resources}/{id}?by=id`: the resource, from its own store. */
+export const findRoute = (r: Pick<FeeefRoute, 'path' | 'summary' | 'operation' | 'response'> & { prefixes: string[]; map: (row: any) => unknown; query?: Record<string, Param> }): FeeefRoute => ({
+  method: 'GET',
+  path: r.path,
+  summary: r.summary,
+  operation: r.operation,
+  query: r.query ?? FIND_PARAMS,
+  response: r.response,
+  handle: async (call) => {
+    assertById(call.query);
+    return r.map(await onResource(call, r.prefixes));
+  },
+});
+
+/** `DELETE /{resources}/{id}?by=id` → 204. */
+export const deleteRoute = (r: Pick<FeeefRoute, 'path' | 'summary' | 'operation'> & { prefixes: string[]; query?: Record<string, Param> }): FeeefRoute => ({
+  method: 'DELETE',
+  path: r.path,
+  summary: r.summary,
+  operation: r.operation,
+  query: r.query ?? FIND_PARAMS,
+  status: 204,
+  handle: async (call) => {
+    assertById(call.query);
+    await onResource(call, r.prefixes);
+  },
+});

@@ -1,5 +1,5 @@
 import { AppError, invalid, type FieldError } from '../../src/core/errors.js';
-import { anyObj, arr, bool, int, nobj, nnum, nstr, ntime, num, obj, oneOf, str, strs, time } from './schema.js';
+import { anyObj, arr, bool, int, nstr, ntime, num, obj, oneOf, str, strs, time } from './schema.js';
 
 /**
  * Feeef's entity shapes (feeef.js `src/core/entities/`) from Souk's GraphQL answers, and Souk

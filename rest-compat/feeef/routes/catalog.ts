@@ -1,6 +1,6 @@
 import { invalid } from '../../../src/core/errors.js';
 import { requireStore, storeFor } from '../locate.js';
-import { located, pageArgs, pageList } from '../pages.js';
+import { located, pageArgs, pageList, findRoute, deleteRoute, STORE_PARAMS } from '../pages.js';
 import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, input, int, nnum, nobj, nstr, num, obj, oneOf, pageOf, str, time } from '../schema.js';
 import { countsByDay, LOR, lorSchema, mapInput, PRODUCT, productInput, productSchema, splitMetadata, toProduct, toSoukProductStatus, type FieldMap } from '../shapes.js';
@@ -19,11 +19,7 @@ const LANDING_LOR = LOR_OF('landingPageLor', 'landingPageId');
 const GET_PRODUCT = `query($storeId: ID!, $id: ID!) { product(storeId: $storeId, id: $id) { ${PRODUCT} } }`;
 const PRODUCT_BY_SLUG = `query($storeId: ID!, $slug: String!) { productBySlug(storeId: $storeId, slug: $slug) { ${PRODUCT} } }`;
 
-const STORE_PARAMS: Record<string, Param> = {
-  store_id: { type: 'string', description: 'The store (required for lists and slugs)' },
-  storeId: { type: 'string', description: 'Same as store_id' },
-};
-const FIND_PARAMS: Record<string, Param> = { ...STORE_PARAMS, by: { type: 'string', description: 'id (default) or, for products, slug' } };
+const PRODUCT_FIND_PARAMS: Record<string, Param> = { ...STORE_PARAMS, by: { type: 'string', description: 'id (default) or slug (with the store named)' } };
 const LOR_PARAMS: Record<string, Param> = { from: { type: 'string' }, to: { type: 'string' }, interval: { type: 'string' }, tz: { type: 'string' } };
 
 const lorArgs = (call: Call) => ({ from: call.query.string('from'), to: call.query.string('to'), interval: call.query.string('interval'), tz: call.query.string('tz') });
@@ -151,7 +147,7 @@ export const routes: FeeefRoute[] = [
     summary: 'Show a product by id (?by=id), or by slug (?by=slug&store_id=)',
     operation: GET_PRODUCT,
     operations: [PRODUCT_BY_SLUG],
-    query: FIND_PARAMS,
+    query: PRODUCT_FIND_PARAMS,
     response: productSchema,
     handle: async (call) => toProduct(await findProduct(call)),
   },
@@ -177,20 +173,12 @@ export const routes: FeeefRoute[] = [
       return toProduct(await located(id, call.run({ storeId, id, input: mapped })));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/products/{id}',
     summary: 'Delete a product (emits productDeleted)',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteProduct(storeId: $storeId, id: $id) }',
-    query: FIND_PARAMS,
-    status: 204,
-    handle: async (call) => {
-      const by = call.query.string('by') ?? 'id';
-      if (by !== 'id') throw invalid('by', 'must be id');
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['prod']), id }));
-    },
-  },
+    prefixes: ['prod'],
+  }),
   {
     method: 'GET',
     path: '/stores/{storeId}/products/{productId}/sells',
@@ -262,19 +250,14 @@ export const routes: FeeefRoute[] = [
       return toLanding(await call.run({ storeId: requireStore(call, 'storeId'), input: mapped }));
     },
   },
-  {
-    method: 'GET',
+  findRoute({
     path: '/product_landing_pages/{id}',
     summary: 'Show a product landing page',
     operation: GET_LANDING,
-    query: { ...STORE_PARAMS, by: { type: 'string', description: 'Only id' } },
+    prefixes: ['plp'],
+    map: toLanding,
     response: landingSchema,
-    handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-      const id = call.params.id;
-      return toLanding(await located(id, call.run({ storeId: await storeFor(call, id, ['plp']), id })));
-    },
-  },
+  }),
   {
     method: 'PUT',
     path: '/product_landing_pages/{id}',
@@ -296,19 +279,12 @@ export const routes: FeeefRoute[] = [
       return toLanding(await located(id, call.run({ storeId, id, input: mapped })));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/product_landing_pages/{id}',
     summary: 'Delete a product landing page; its orders keep their landingPageId',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteProductLandingPage(storeId: $storeId, id: $id) }',
-    query: { ...STORE_PARAMS, by: { type: 'string', description: 'Only id' } },
-    status: 204,
-    handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['plp']), id }));
-    },
-  },
+    prefixes: ['plp'],
+  }),
   {
     method: 'GET',
     path: '/stores/{storeId}/product_landing_pages/{landingPageId}/analytics/lor',

@@ -3,8 +3,8 @@ import { BATCH_SELECTION } from '../../replies.js';
 import { WAREHOUSE } from '../../routes/inventory.js';
 import { PURCHASE_ORDER } from '../../routes/purchase-orders.js';
 import { missing, requireStore, storeFor } from '../locate.js';
-import { located, pageArgs, pageList, scan, SCAN_LIMIT } from '../pages.js';
-import { PAGE_PARAMS, Reply, type Call, type FeeefRoute, type Param } from '../route.js';
+import { located, pageArgs, pageList, scan, SCAN_LIMIT, findRoute, deleteRoute, onResource } from '../pages.js';
+import { assertById, PAGE_PARAMS, Reply, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, bool, input, int, nstr, num, obj, oneOf, pageOf, str, strs, time } from '../schema.js';
 import { mapInput, type FieldMap } from '../shapes.js';
 
@@ -220,19 +220,15 @@ export const routes: FeeefRoute[] = [
     response: batchSchema,
     handle: async (call) => batchAnswer(await call.run({ storeId: storeOf(call), input: batchIds(call) }), toWarehouse),
   },
-  {
-    method: 'GET',
+  findRoute({
     path: '/inventory/warehouses/{id}',
     summary: 'Show a warehouse',
     operation: `query($storeId: ID!, $id: ID!) { warehouse(storeId: $storeId, id: $id) { ${WAREHOUSE} } }`,
     query: { ...PROJECT, by: { type: 'string', description: 'Only id' } },
+    prefixes: ['whs'],
+    map: toWarehouse,
     response: warehouseSchema,
-    handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-      const id = call.params.id;
-      return toWarehouse(await located(id, call.run({ storeId: await storeFor(call, id, ['whs']), id })));
-    },
-  },
+  }),
   {
     method: 'PUT',
     path: '/inventory/warehouses/{id}',
@@ -242,23 +238,16 @@ export const routes: FeeefRoute[] = [
     body: input({ projectId: str, name: str, code: str, namespacePrefix: str, metadata: anyObj, email: str, address: anyObj, active: bool, isDefault: bool }),
     response: warehouseSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return toWarehouse(await located(id, call.run({ storeId: await storeFor(call, id, ['whs']), id, input: mapInput(call.body, warehouseInput) })));
+      return toWarehouse(await onResource(call, ['whs'], { input: mapInput(call.body, warehouseInput) }));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/inventory/warehouses/{id}',
     summary: 'Delete a warehouse; 409 while it holds stock or an open purchase order awaits it',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteWarehouse(storeId: $storeId, id: $id) }',
     query: { ...PROJECT, by: { type: 'string', description: 'Only id' } },
-    status: 204,
-    handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['whs']), id }));
-    },
-  },
+    prefixes: ['whs'],
+  }),
   {
     method: 'GET',
     path: '/inventory/movements',
@@ -280,7 +269,7 @@ export const routes: FeeefRoute[] = [
     query: { ...PROJECT, by: { type: 'string', description: 'Only id' } },
     response: movementSchema,
     handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
+      assertById(call.query);
       const id = call.params.id;
       const storeId = await storeFor(call, id, ['ine']);
       const { rows } = await located(id, scan<Row>((cursor, limit) => call.run({ storeId, cursor, limit }), SCAN_LIMIT));
@@ -350,19 +339,15 @@ export const routes: FeeefRoute[] = [
     response: poSchema,
     handle: async (call) => toPurchaseOrder(await call.run({ storeId: storeOf(call), input: purchaseOrderInput(call.body, true) })),
   },
-  {
-    method: 'GET',
+  findRoute({
     path: '/finance/purchase-orders/{id}',
     summary: 'Show a purchase order with its receipts and sends',
     operation: GET_PO,
     query: { ...PROJECT, by: { type: 'string', description: 'Only id' } },
+    prefixes: ['po'],
+    map: toPurchaseOrder,
     response: poSchema,
-    handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-      const id = call.params.id;
-      return toPurchaseOrder(await located(id, call.run({ storeId: await storeFor(call, id, ['po']), id })));
-    },
-  },
+  }),
   {
     method: 'PUT',
     path: '/finance/purchase-orders/{id}',
@@ -372,8 +357,7 @@ export const routes: FeeefRoute[] = [
     body: poBody,
     response: poSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return toPurchaseOrder(await located(id, call.run({ storeId: await storeFor(call, id, ['po']), id, input: purchaseOrderInput(call.body, false) })));
+      return toPurchaseOrder(await onResource(call, ['po'], { input: purchaseOrderInput(call.body, false) }));
     },
   },
   {
@@ -384,8 +368,7 @@ export const routes: FeeefRoute[] = [
     query: PROJECT,
     response: poSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return toPurchaseOrder(await located(id, call.run({ storeId: await storeFor(call, id, ['po']), id, input: { status: 'sent' } })));
+      return toPurchaseOrder(await onResource(call, ['po'], { input: { status: 'sent' } }));
     },
   },
   {
@@ -397,9 +380,8 @@ export const routes: FeeefRoute[] = [
     body: input({ reason: str }),
     response: poSchema,
     handle: async (call) => {
-      const id = call.params.id;
       const { reason } = mapInput(call.body, { reason: 'reason' });
-      return toPurchaseOrder(await located(id, call.run({ storeId: await storeFor(call, id, ['po']), id, input: reason === undefined ? {} : { reason } })));
+      return toPurchaseOrder(await onResource(call, ['po'], { input: reason === undefined ? {} : { reason } }));
     },
   },
   {

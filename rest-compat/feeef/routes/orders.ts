@@ -1,7 +1,7 @@
 import { invalid } from '../../../src/core/errors.js';
 import { namedStore, requireStore, storeFor } from '../locate.js';
-import { envelope, located, pageArgs, pageList, scan, SCAN_LIMIT, tooManyToFilter, type SoukPage } from '../pages.js';
-import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
+import { envelope, located, pageArgs, pageList, scan, SCAN_LIMIT, tooManyToFilter, type SoukPage, deleteRoute } from '../pages.js';
+import { assertById, PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, input, int, nnum, nstr, num, obj, pageOf, str, time } from '../schema.js';
 import {
   deliveryStatusOf,
@@ -246,7 +246,7 @@ export const routes: FeeefRoute[] = [
     query: { by: { type: 'string', description: 'Only id' }, store_id: { type: 'string' }, storeId: { type: 'string' } },
     response: orderSchema,
     handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
+      assertById(call.query);
       const id = call.params.id;
       const storeId = await storeFor(call, id, ['ord']);
       const order = await located(id, call.run({ storeId, id }));
@@ -286,19 +286,12 @@ export const routes: FeeefRoute[] = [
       return toOrder(await located(id, call.run({ storeId, id, input: mapped })), kindsOf(statuses));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/orders/{id}',
     summary: 'Delete an order (emits orderDeleted)',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteOrder(storeId: $storeId, id: $id) }',
-    query: { by: { type: 'string', description: 'Only id' }, store_id: { type: 'string' }, storeId: { type: 'string' } },
-    status: 204,
-    handle: async (call) => {
-      if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['ord']), id }));
-    },
-  },
+    prefixes: ['ord'],
+  }),
   {
     method: 'GET',
     path: '/orders/{id}/track',

@@ -2,8 +2,8 @@ import { invalid } from '../../../src/core/errors.js';
 import { PARCEL } from '../../routes/fragments.js';
 import { PROMO } from '../../routes/promos.js';
 import { SHIPPING_METHOD, SHIPPING_PRICE } from '../../routes/shipping.js';
-import { namedStore, requireStore, storeFor } from '../locate.js';
-import { located, pageArgs, pageList } from '../pages.js';
+import { namedStore, requireStore } from '../locate.js';
+import { pageArgs, pageList, findRoute, deleteRoute, onResource, STORE_PARAMS } from '../pages.js';
 import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, bool, input, int, nnum, nstr, num, obj, oneOf, pageOf, str, strs, time } from '../schema.js';
 import { mapInput, type FieldMap } from '../shapes.js';
@@ -15,11 +15,6 @@ import { mapInput, type FieldMap } from '../shapes.js';
 
 type Row = Record<string, any>;
 
-const STORE_PARAMS: Record<string, Param> = { store_id: { type: 'string' }, storeId: { type: 'string' } };
-const FIND_PARAMS: Record<string, Param> = { ...STORE_PARAMS, by: { type: 'string', description: 'Only id' } };
-const byId = (call: Call) => {
-  if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-};
 
 /** A list's `status[]`: one status is Souk's filter, several are applied to the walked rows. */
 function statusFilter(call: Call) {
@@ -181,19 +176,14 @@ export const routes: FeeefRoute[] = [
     response: priceSchema,
     handle: async (call) => call.run({ storeId: requireStore(call, 'storeId'), input: mapInput(call.body, priceInput) }),
   },
-  {
-    method: 'GET',
+  findRoute({
     path: '/shipping_prices/{id}',
     summary: 'Show a shipping price',
     operation: `query($storeId: ID!, $id: ID!) { shippingPrice(storeId: $storeId, id: $id) { ${SHIPPING_PRICE} } }`,
-    query: FIND_PARAMS,
+    prefixes: ['shp'],
+    map: (r) => r,
     response: priceSchema,
-    handle: async (call) => {
-      byId(call);
-      const id = call.params.id;
-      return located(id, call.run({ storeId: await storeFor(call, id, ['shp']), id }));
-    },
-  },
+  }),
   {
     method: 'PUT',
     path: '/shipping_prices/{id}',
@@ -203,23 +193,15 @@ export const routes: FeeefRoute[] = [
     body: input({ name: str, logoUrl: nstr, prices: anyObj, status: oneOf('draft', 'published'), currency: str, storeId: str }),
     response: priceSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return located(id, call.run({ storeId: await storeFor(call, id, ['shp']), id, patch: mapInput(call.body, priceInput) }));
+      return onResource(call, ['shp'], { patch: mapInput(call.body, priceInput) });
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/shipping_prices/{id}',
     summary: 'Delete a shipping price (409 while a shipping method uses it)',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteShippingPrice(storeId: $storeId, id: $id) }',
-    query: FIND_PARAMS,
-    status: 204,
-    handle: async (call) => {
-      byId(call);
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['shp']), id }));
-    },
-  },
+    prefixes: ['shp'],
+  }),
   {
     method: 'GET',
     path: '/shipping_methods',
@@ -248,19 +230,14 @@ export const routes: FeeefRoute[] = [
     response: methodSchema,
     handle: async (call) => toMethod(await call.run({ storeId: requireStore(call, 'storeId'), input: mapInput(call.body, methodInput) })),
   },
-  {
-    method: 'GET',
+  findRoute({
     path: '/shipping_methods/{id}',
     summary: 'Show a shipping method',
     operation: `query($storeId: ID!, $id: ID!) { shippingMethod(storeId: $storeId, id: $id) { ${SHIPPING_METHOD} } }`,
-    query: FIND_PARAMS,
+    prefixes: ['shm'],
+    map: toMethod,
     response: methodSchema,
-    handle: async (call) => {
-      byId(call);
-      const id = call.params.id;
-      return toMethod(await located(id, call.run({ storeId: await storeFor(call, id, ['shm']), id })));
-    },
-  },
+  }),
   {
     method: 'PUT',
     path: '/shipping_methods/{id}',
@@ -270,23 +247,15 @@ export const routes: FeeefRoute[] = [
     body: input({ name: str, description: nstr, logoUrl: nstr, ondarkLogoUrl: nstr, price: num, rates: { type: 'null' }, status: str, policy: str, shippingPriceId: nstr, storeId: str }),
     response: methodSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return toMethod(await located(id, call.run({ storeId: await storeFor(call, id, ['shm']), id, input: mapInput(call.body, methodInput) })));
+      return toMethod(await onResource(call, ['shm'], { input: mapInput(call.body, methodInput) }));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/shipping_methods/{id}',
     summary: 'Delete a shipping method',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteShippingMethod(storeId: $storeId, id: $id) }',
-    query: FIND_PARAMS,
-    status: 204,
-    handle: async (call) => {
-      byId(call);
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['shm']), id }));
-    },
-  },
+    prefixes: ['shm'],
+  }),
   // The carrier at Feeef's per-provider paths.
   {
     method: 'GET',
@@ -362,8 +331,7 @@ export const routes: FeeefRoute[] = [
     query: STORE_PARAMS,
     response: promoSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return toPromo(await located(id, call.run({ storeId: await storeFor(call, id, ['promo']), id })));
+      return toPromo(await onResource(call, ['promo']));
     },
   },
   {

@@ -3,8 +3,8 @@ import { ProblemError } from '../../router.js';
 import { LOCALE_ROW, LOCALES, STORE_TEMPLATE } from '../../routes/store-templates.js';
 import { TEMPLATE_COMPONENT } from '../../routes/template-components.js';
 import { namedStore, requireStore, storeFor, storeOfResource } from '../locate.js';
-import { located, pageArgs, pageList } from '../pages.js';
-import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
+import { located, pageArgs, pageList, findRoute, deleteRoute, onResource, STORE_PARAMS, FIND_PARAMS } from '../pages.js';
+import { assertById, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
 import { anyObj, arr, bool, input, int, nobj, nstr, obj, oneOf, pageOf, str, strs, time } from '../schema.js';
 import { mapInput, type FieldMap } from '../shapes.js';
 
@@ -16,11 +16,6 @@ import { mapInput, type FieldMap } from '../shapes.js';
 
 type Row = Record<string, any>;
 
-const STORE_PARAMS: Record<string, Param> = { storeId: { type: 'string' }, store_id: { type: 'string' } };
-const FIND_PARAMS: Record<string, Param> = { ...STORE_PARAMS, by: { type: 'string', description: 'Only id' } };
-const byId = (call: Call) => {
-  if ((call.query.string('by') ?? 'id') !== 'id') throw invalid('by', 'must be id');
-};
 
 const ORDERS_BY: Record<string, (a: Row, b: Row) => number> = {
   created_at: (a, b) => (a.createdAt < b.createdAt ? 1 : -1),
@@ -227,7 +222,7 @@ export const routes: FeeefRoute[] = [
     query: FIND_PARAMS,
     response: componentSchema,
     handle: async (call) => {
-      byId(call);
+      assertById(call.query);
       const id = call.params.id;
       const storeId = namedStore(call);
       if (storeId) return toComponent(await call.run({ id, storeId }));
@@ -249,23 +244,15 @@ export const routes: FeeefRoute[] = [
     body: { type: 'object', additionalProperties: true },
     response: componentSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return toComponent(await located(id, call.run({ storeId: await storeFor(call, id, ['tpc']), id, input: mapInput(call.body, componentInput) })));
+      return toComponent(await onResource(call, ['tpc'], { input: mapInput(call.body, componentInput) }));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/template_components/{id}',
     summary: 'Delete a component',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteTemplateComponent(storeId: $storeId, id: $id) }',
-    query: FIND_PARAMS,
-    status: 204,
-    handle: async (call) => {
-      byId(call);
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['tpc']), id }));
-    },
-  },
+    prefixes: ['tpc'],
+  }),
   {
     method: 'POST',
     path: '/template_components/{id}/fork',
@@ -341,19 +328,14 @@ export const routes: FeeefRoute[] = [
     response: storeTemplateSchema,
     handle: async (call) => toStoreTemplate(await call.run({ storeId: requireStore(call, 'storeId'), input: mapInput(call.body, storeTemplateInput) })),
   },
-  {
-    method: 'GET',
+  findRoute({
     path: '/store_templates/{id}',
     summary: 'Show a store template',
     operation: GET_TEMPLATE,
-    query: FIND_PARAMS,
+    prefixes: ['stt'],
+    map: toStoreTemplate,
     response: storeTemplateSchema,
-    handle: async (call) => {
-      byId(call);
-      const id = call.params.id;
-      return toStoreTemplate(await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id })));
-    },
-  },
+  }),
   {
     method: 'PUT',
     path: '/store_templates/{id}',
@@ -363,23 +345,15 @@ export const routes: FeeefRoute[] = [
     body: { type: 'object', additionalProperties: true },
     response: storeTemplateSchema,
     handle: async (call) => {
-      const id = call.params.id;
-      return toStoreTemplate(await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id, input: mapInput(call.body, storeTemplateInput) })));
+      return toStoreTemplate(await onResource(call, ['stt'], { input: mapInput(call.body, storeTemplateInput) }));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/store_templates/{id}',
     summary: 'Delete a store template with its locales',
     operation: 'mutation($storeId: ID!, $id: ID!) { deleteStoreTemplate(storeId: $storeId, id: $id) }',
-    query: FIND_PARAMS,
-    status: 204,
-    handle: async (call) => {
-      byId(call);
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id }));
-    },
-  },
+    prefixes: ['stt'],
+  }),
   {
     method: 'GET',
     path: '/store_templates/{id}/locales',
@@ -389,7 +363,7 @@ export const routes: FeeefRoute[] = [
     response: bundleSchema,
     handle: async (call) => {
       const id = call.params.id;
-      return toBundle(id, await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id })));
+      return toBundle(id, await onResource(call, ['stt']));
     },
   },
   {
@@ -403,7 +377,7 @@ export const routes: FeeefRoute[] = [
     response: localeSchema,
     handle: async (call) => {
       const id = call.params.id;
-      const row = await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id, input: mapInput(call.body, { locale: 'locale', messages: 'messages', isDefault: 'isDefault' }) }));
+      const row = await onResource(call, ['stt'], { input: mapInput(call.body, { locale: 'locale', messages: 'messages', isDefault: 'isDefault' }) });
       return toLocale(id)(row);
     },
   },
@@ -417,7 +391,7 @@ export const routes: FeeefRoute[] = [
     response: bundleSchema,
     handle: async (call) => {
       const id = call.params.id;
-      return toBundle(id, await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id, input: mapInput(call.body, { locales: 'locales' }) })));
+      return toBundle(id, await onResource(call, ['stt'], { input: mapInput(call.body, { locales: 'locales' }) }));
     },
   },
   {
@@ -431,7 +405,7 @@ export const routes: FeeefRoute[] = [
     response: localeSchema,
     handle: async (call) => {
       const id = call.params.id;
-      const put = await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id, locale: call.params.locale, input: mapInput(call.body, { messages: 'messages', isDefault: 'isDefault' }) }));
+      const put = await onResource(call, ['stt'], { locale: call.params.locale, input: mapInput(call.body, { messages: 'messages', isDefault: 'isDefault' }) });
       return toLocale(id)(put.locale);
     },
   },
@@ -443,8 +417,7 @@ export const routes: FeeefRoute[] = [
     query: STORE_PARAMS,
     status: 204,
     handle: async (call) => {
-      const id = call.params.id;
-      await located(id, call.run({ storeId: await storeFor(call, id, ['stt']), id, locale: call.params.locale }));
+      await onResource(call, ['stt'], { locale: call.params.locale });
     },
   },
   // Image prompt templates: the platform's (no store), or a store's own.
@@ -506,7 +479,7 @@ export const routes: FeeefRoute[] = [
     query: FIND_PARAMS,
     response: promptSchema,
     handle: async (call) => {
-      byId(call);
+      assertById(call.query);
       const id = call.params.id;
       return toPrompt(await located(id, call.run({ id, storeId: await promptStore(call, id) })));
     },
@@ -532,7 +505,7 @@ export const routes: FeeefRoute[] = [
     query: FIND_PARAMS,
     status: 204,
     handle: async (call) => {
-      byId(call);
+      assertById(call.query);
       const id = call.params.id;
       await located(id, call.run({ id, storeId: await promptStore(call, id) }));
     },
