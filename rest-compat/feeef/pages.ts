@@ -104,9 +104,13 @@ export async function located<T>(id: string, work: Promise<T>): Promise<T> {
 export const STORE_PARAMS: Record<string, Param> = { store_id: { type: 'string' }, storeId: { type: 'string' } };
 export const FIND_PARAMS: Record<string, Param> = { ...STORE_PARAMS, by: { type: 'string', description: 'Only id' } };
 
-/** Runs a document on the resource `{id}` of the path in its store; another store's resource is a 404. */
+/**
+ * Runs a document on the resource `{id}` of the path in its store (another store's resource is
+ * a 404); with no prefixes the resource belongs to no store (users, apps).
+ */
 export async function onResource(call: Call, prefixes: string[], vars: Record<string, unknown> = {}, operation?: string): Promise<any> {
   const id = call.params.id;
+  if (!prefixes.length) return call.run({ id, ...vars }, operation ? { operation } : {});
   const storeId = await storeFor(call, id, prefixes);
   return located(id, call.run({ storeId, id, ...vars }, operation ? { operation } : {}));
 }

@@ -1,6 +1,6 @@
 import { invalid } from '../../../src/core/errors.js';
-import { pageArgs, pageList } from '../pages.js';
-import { BY_ID, assertById, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
+import { pageArgs, pageList, findRoute, deleteRoute } from '../pages.js';
+import { BY_ID, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
 import { anyObj, input, obj, pageOf, str, strs } from '../schema.js';
 import { APP, appInput, appSchema, mapInput, toApp } from '../shapes.js';
 
@@ -56,18 +56,15 @@ export const routes: FeeefRoute[] = [
       return toApp(await call.run({ input: { scopes: [], ...mapped } }), owner(call));
     },
   },
-  {
-    method: 'GET',
+  findRoute({
     path: '/apps/{id}',
     summary: 'Show an app (any signed-in user, as for consent screens)',
     operation: `query($id: ID!) { app(id: $id) { ${APP} } }`,
+    prefixes: [],
     query: BY_ID,
+    map: (a) => toApp(a, null),
     response: appSchema,
-    handle: async (call) => {
-      assertById(call.query);
-      return toApp(await call.run({ id: call.params.id }), null);
-    },
-  },
+  }),
   {
     method: 'PUT',
     path: '/apps/{id}',
@@ -81,18 +78,7 @@ export const routes: FeeefRoute[] = [
       return toApp(await call.run({ id: call.params.id, input: mapped }), owner(call));
     },
   },
-  {
-    method: 'DELETE',
-    path: '/apps/{id}',
-    summary: 'Delete an app; its tokens stop working',
-    operation: 'mutation($id: ID!) { deleteApp(id: $id) }',
-    query: BY_ID,
-    status: 204,
-    handle: async (call) => {
-      assertById(call.query);
-      await call.run({ id: call.params.id });
-    },
-  },
+  deleteRoute({ path: '/apps/{id}', summary: 'Delete an app; its tokens stop working', operation: 'mutation($id: ID!) { deleteApp(id: $id) }', prefixes: [], query: BY_ID }),
   {
     method: 'POST',
     path: '/apps/{id}/regenerate-secret',

@@ -150,6 +150,8 @@ const createBody = {
   additionalProperties: true,
 };
 
+const CREATE_ROUTE = { operation: CREATE, operations: [STATUSES], status: 201 as const, body: createBody, response: orderSchema, handle: createOrder };
+
 const trackSchema = obj({
   id: str,
   customerName: nstr,
@@ -215,28 +217,8 @@ export const routes: FeeefRoute[] = [
       return envelope(args, rows, complete, { map });
     },
   },
-  {
-    method: 'POST',
-    path: '/orders',
-    summary: "Create an order in the body's storeId; it takes the store's first status (Feeef fields Souk has no column for are kept in metadata.feeef)",
-    operation: CREATE,
-    operations: [STATUSES],
-    status: 201,
-    body: createBody,
-    response: orderSchema,
-    handle: createOrder,
-  },
-  {
-    method: 'POST',
-    path: '/orders/send',
-    summary: 'Send an order (as POST /orders; Souk creates orders with a store token, not anonymously)',
-    operation: CREATE,
-    operations: [STATUSES],
-    status: 201,
-    body: createBody,
-    response: orderSchema,
-    handle: createOrder,
-  },
+  { method: 'POST', path: '/orders', summary: "Create an order in the body's storeId; it takes the store's first status (Feeef fields Souk has no column for are kept in metadata.feeef)", ...CREATE_ROUTE },
+  { method: 'POST', path: '/orders/send', summary: 'Send an order (as POST /orders; Souk creates orders with a store token, not anonymously)', ...CREATE_ROUTE },
   {
     method: 'GET',
     path: '/orders/{id}',

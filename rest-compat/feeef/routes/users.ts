@@ -1,8 +1,8 @@
 import { createContext } from '../../../src/core/context.js';
 import { invalid } from '../../../src/core/errors.js';
 import { ProblemError } from '../../router.js';
-import { pageArgs, pageList, scan, SCAN_LIMIT, type SoukPage } from '../pages.js';
-import { BY_ID, assertById, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
+import { pageArgs, pageList, scan, SCAN_LIMIT, type SoukPage, findRoute, deleteRoute } from '../pages.js';
+import { BY_ID, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
 import { arr, bool, input, int, nstr, obj, str, strs, time, anyObj, pageOf } from '../schema.js';
 import { accessTokenSchema, authResponseSchema, authToken, authTokenSchema, mapInput, toAccessToken, TOKEN, toUser, USER, userSchema } from '../shapes.js';
 
@@ -235,18 +235,7 @@ export const routes: FeeefRoute[] = [
       return toUser(await call.run({ input: mapped }));
     },
   },
-  {
-    method: 'GET',
-    path: '/users/{id}',
-    summary: 'Show an account (admins: any; others: their own)',
-    operation: `query($id: ID!) { user(id: $id) { ${USER} } }`,
-    query: BY_ID,
-    response: userSchema,
-    handle: async (call) => {
-      assertById(call.query);
-      return toUser(await call.run({ id: call.params.id }));
-    },
-  },
+  findRoute({ path: '/users/{id}', summary: 'Show an account (admins: any; others: their own)', operation: `query($id: ID!) { user(id: $id) { ${USER} } }`, prefixes: [], query: BY_ID, map: toUser, response: userSchema }),
   {
     method: 'PUT',
     path: '/users/{id}',
@@ -268,18 +257,13 @@ export const routes: FeeefRoute[] = [
       return toUser(await call.run({ id: call.params.id, input: mapped }));
     },
   },
-  {
-    method: 'DELETE',
+  deleteRoute({
     path: '/users/{id}',
     summary: 'Delete an account with its tokens and memberships (409 for the last owner of a store)',
     operation: 'mutation($id: ID!) { deleteUser(id: $id) }',
+    prefixes: [],
     query: BY_ID,
-    status: 204,
-    handle: async (call) => {
-      assertById(call.query);
-      await call.run({ id: call.params.id });
-    },
-  },
+  }),
   // OAuth: RFC 6749 forms with snake_case answers.
   {
     method: 'POST',
