@@ -86,6 +86,12 @@ test('find, PUT (Feeef status, customStatus, kept fields, metadata), delete; oth
   assert.equal(shipped.data.status, 'processing');
   assert.equal(shipped.data.customStatus, 'shipped');
   assert.deepEqual(shipped.data.metadata, { crm: 7 });
+  // New items replace the variants kept with the old ones.
+  const items = await owner.ff.put(`/orders/${o.id}`, { items: [{ productId, quantity: 1 }] });
+  assert.equal(items.status, 200, items.text);
+  assert.equal(items.data.items.length, 1);
+  assert.equal(items.data.items[0].variantPath, undefined);
+  assert.equal(items.data.customerNote, 'call first');
   assertFeeefProblem(await owner.ff.put(`/orders/${o.id}`, { shippingState: '31' }), 400, 'VALIDATION_FAILED');
   assertFeeefProblem(await owner.ff.put(`/orders/${o.id}`, { customStatus: 'teleported' }), 400, 'VALIDATION_FAILED');
   assertFeeefProblem(await owner.ff.put(`/orders/${o.id}`, { status: 'lost' }), 400, 'VALIDATION_FAILED');

@@ -41,6 +41,17 @@ export function splitMetadata(metadata: Row | null | undefined): { metadata: Row
   return { metadata: rest, kept: feeef && typeof feeef === 'object' && !Array.isArray(feeef) ? feeef : {} };
 }
 
+/**
+ * The metadata a partial update writes: Feeef-only fields merge into those the resource keeps
+ * (null drops one); the resource's own metadata is replaced only when the body sends it.
+ */
+export function mergedMetadata(current: Row | null | undefined, written: Row, ownSent: boolean): Row {
+  const before = splitMetadata(current);
+  const after = splitMetadata(written);
+  const kept = Object.fromEntries(Object.entries({ ...before.kept, ...after.kept }).filter(([, v]) => v !== null));
+  return { ...(ownSent ? after.metadata : before.metadata), feeef: kept };
+}
+
 /** Merges a Feeef `metadata` write with the fields the face keeps beside it. */
 export const metadataInto = (value: unknown, out: Row) => {
   if (value === null) value = {};

@@ -3,7 +3,7 @@ import { requireStore, storeFor } from '../locate.js';
 import { located, pageArgs, pageList, findRoute, deleteRoute, STORE_PARAMS } from '../pages.js';
 import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, input, int, nnum, nobj, nstr, num, obj, oneOf, pageOf, str, time } from '../schema.js';
-import { countsByDay, LOR, lorSchema, mapInput, PRODUCT, productInput, productSchema, splitMetadata, toProduct, toSoukProductStatus, type FieldMap } from '../shapes.js';
+import { countsByDay, LOR, lorSchema, mapInput, PRODUCT, productInput, productSchema, mergedMetadata, toProduct, toSoukProductStatus, type FieldMap } from '../shapes.js';
 
 /**
  * Products and product landing pages, flat: the store comes from `store_id` (or `storeId`),
@@ -165,10 +165,8 @@ export const routes: FeeefRoute[] = [
       const storeId = await storeFor(call, id, ['prod']);
       const mapped = mapInput(call.body, productInput);
       if (mapped.metadata !== undefined) {
-        // Feeef-only fields merge into those the product keeps; its own metadata is replaced only when sent.
-        const current = splitMetadata((await located(id, call.run({ storeId, id }, { operation: GET_PRODUCT }))).metadata);
-        const own = call.body.metadata !== undefined ? splitMetadata(mapped.metadata).metadata : current.metadata;
-        mapped.metadata = { ...own, feeef: { ...current.kept, ...(mapped.metadata.feeef ?? {}) } };
+        const current = await located(id, call.run({ storeId, id }, { operation: GET_PRODUCT }));
+        mapped.metadata = mergedMetadata(current.metadata, mapped.metadata, call.body.metadata !== undefined);
       }
       return toProduct(await located(id, call.run({ storeId, id, input: mapped })));
     },

@@ -7,7 +7,9 @@ import {
   deliveryStatusOf,
   FEEEF_STATUS_OF_KIND,
   KIND_OF_FEEEF_STATUS,
+  keepIn,
   mapInput,
+  mergedMetadata,
   ORDER,
   orderCreateInput,
   orderSchema,
@@ -254,14 +256,14 @@ export const routes: FeeefRoute[] = [
       for (const key of [...FIXED, 'storeId', 'id']) delete spec[key];
       const mapped = mapInput(rest, spec);
       if (items !== undefined) {
+        // New items: their variants and offers replace the old ones kept (none: dropped).
         const withItems = mapInput({ items }, { items: orderCreateInput().items });
         mapped.items = withItems.items;
-        if (withItems.metadata) mapped.metadata = { ...(mapped.metadata ?? {}), feeef: { ...(mapped.metadata?.feeef ?? {}), ...withItems.metadata.feeef } };
+        keepIn('items')(withItems.metadata?.feeef?.items ?? null, mapped);
       }
       if (mapped.metadata !== undefined) {
-        const current = splitMetadata((await located(id, call.run({ storeId, id }, { operation: GET_ORDER }))).metadata);
-        const own = rest.metadata !== undefined ? splitMetadata(mapped.metadata).metadata : current.metadata;
-        mapped.metadata = { ...own, feeef: { ...current.kept, ...(mapped.metadata.feeef ?? {}) } };
+        const current = await located(id, call.run({ storeId, id }, { operation: GET_ORDER }));
+        mapped.metadata = mergedMetadata(current.metadata, mapped.metadata, rest.metadata !== undefined);
       }
       const slug = targetSlug(statuses, { status, customStatus });
       if (slug !== undefined) mapped.status = slug;
