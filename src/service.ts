@@ -20,7 +20,9 @@ import { metricsModule } from './server/metrics.js';
 import { aiModule } from './domains/ai/ai.module.js';
 import { dashboardModule } from './server/dashboard.js';
 import { optionsModule } from './domains/options/options.cache.js';
-import { authCacheModule } from './core/auth-cache.js';
+import { authCacheModule, ProcessAuthCache } from './domains/auth/auth-cache.js';
+import { callerResolver } from './domains/callers.js';
+import { EVENT_SUBJECTS } from './domains/event-subjects.js';
 import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
 
@@ -29,9 +31,11 @@ import { connectorModule } from './domains/connectors/connector.module.js';
  * module can report; the mailer before modules that mail; the queue engine (delivery) before
  * anything that schedules jobs on it.
  */
+/** Platform services every module may rely on: started before the modules, whatever list is given, and stopped after them. */
+const PLATFORM: readonly Module[] = [authCacheModule];
+
 export const MODULES: readonly Module[] = [
   metricsModule,
-  authCacheModule,
   mailerModule,
   deliveryModule,
   realtimeModule,
@@ -57,7 +61,7 @@ export interface Service {
 
 /** config → database (migrate) → modules → schema → HTTP; close() undoes it in reverse. */
 export async function startService(config: Config, opts: { listen?: boolean; modules?: readonly Module[]; log?: Logger } = {}): Promise<Service> {
-  const modules = opts.modules ?? MODULES;
+  const modules = [...PLATFORM, ...(opts.modules ?? MODULES)];
   const target = await openDatabase(config, opts.log);
   const cleanups: Array<() => Promise<void>> = [() => target.close()];
   const close = async () => {
@@ -66,7 +70,18 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
   try {
     const orm = await initOrm(target, ENTITIES);
     cleanups.push(() => orm.close(true));
-    const deps: Deps = { config, orm, embedded: target.embedded, db: target, modules, log: opts.log ?? createLogger(config.logLevel) };
+    const authCache = new ProcessAuthCache();
+    const deps: Deps = {
+      config,
+      orm,
+      embedded: target.embedded,
+      db: target,
+      modules,
+      log: opts.log ?? createLogger(config.logLevel),
+      authCache,
+      resolveCaller: callerResolver(config.sessionTtlMs, authCache),
+      eventSubjects: EVENT_SUBJECTS,
+    };
     for (const m of modules) {
       const stop = await m.start?.(deps);
       if (stop) cleanups.push(stop);

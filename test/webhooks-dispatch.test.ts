@@ -255,6 +255,12 @@ describe('manual send', () => {
     assert.equal(withData.body.data[0].webhookId, other.body.id);
     const [p] = await rx.waitFor(1, 10_000, (r) => r.path === `/p/${s.storeId}`);
     assert.deepEqual(p.json.data, { product: { id: 'p1', name: 'Given' }, store_id: s.storeId });
+    const product = await api('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: 'Sent by hand', price: 4.5 } });
+    const byId = await api('POST', `${hooks(s.storeId)}/send`, { token: s.token, body: { event: 'productCreated', productId: product.body.id } });
+    assert.deepEqual(byId.body.data.map((x: any) => x.webhookId), [other.body.id]);
+    const [q] = await rx.waitFor(1, 10_000, (r) => r.headers['x-svc-delivery'] === byId.body.data[0].deliveryId);
+    assert.deepEqual(q.json.data.product, product.body);
+    assertProblem(await api('POST', `${hooks(s.storeId)}/send`, { token: s.token, body: { event: 'productCreated', productId: 'prd_missing' } }), 404, 'NOT_FOUND');
     const only = await api('POST', `${hooks(s.storeId)}/send`, { token: s.token, body: { event: 'productCreated', data: {}, webhookIds: [s.webhook.id] } });
     assert.deepEqual(only.body.data, []);
     assertProblem(await api('POST', `${hooks(s.storeId)}/send`, { token: s.token, body: { event: 'orderCreated' } }), 400, 'VALIDATION_FAILED');

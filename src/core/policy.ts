@@ -87,12 +87,12 @@ export async function membershipOf(ctx: Ctx, storeId: string): Promise<StoreMemb
   let membership = ctx.memberships.get(key);
   if (membership === undefined) {
     const cache = ctx.deps.authCache;
-    let role = cache?.getRole(storeId, actor.userId);
+    let role = cache.getRole(storeId, actor.userId);
     if (role === undefined) {
-      const epoch = cache?.epoch ?? 0;
+      const epoch = cache.epoch;
       const [row] = await ctx.em.execute<Array<{ role: string }>>('select role from store_members where store_id = ? and user_id = ?', [storeId, actor.userId]);
       role = row?.role ?? null;
-      cache?.setRole(storeId, actor.userId, role, epoch);
+      cache.setRole(storeId, actor.userId, role, epoch);
     }
     membership = role !== null ? { storeId, userId: actor.userId, role } : null;
     ctx.memberships.set(key, membership);

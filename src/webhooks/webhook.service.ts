@@ -26,11 +26,6 @@ import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets.js';
 import { isForbiddenHeader, sendAttempt, TEST_TIMEOUT_MS } from './sender.js';
 import { payloadBytes, recordAttempt, HISTORY_KEPT, type RecordedAttempt } from './dispatcher.js';
 import { sampleData } from './samples.js';
-import { Order } from '../domains/orders/order.entity.js';
-import { Product } from '../domains/products/product.entity.js';
-import { orderView } from '../domains/orders/order.service.js';
-import { productView } from '../domains/products/product.service.js';
-import { storeCurrency } from '../domains/stores/currency.js';
 
 export const WEBHOOKS_PER_STORE = 10;
 
@@ -282,6 +277,19 @@ export async function testWebhookUrl(ctx: Ctx, storeId: string, input: WebhookUr
   return { ...result, id, webhookId: null, event, test: true, url, redeliveryOf: null, createdAt: createdAt.toISOString(), secret: minted };
 }
 
+/**
+ * How a manual send reads the record it names, as its own domain shows it (a 404 when the store
+ * has no such record). The order and product domains provide these; `src/domains/event-subjects.ts`
+ * lists them, so webhooks import no domain.
+ */
+export type EventSubjects = Record<'order' | 'product', (ctx: Ctx, storeId: string, id: string) => Promise<object>>;
+
+declare module '../core/context.js' {
+  interface Deps {
+    eventSubjects: EventSubjects;
+  }
+}
+
 /** Queues one delivery per active subscribed webhook (or the listed ones) for a chosen record or data. */
 export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: WebhookSendInput): Promise<SendItemType[]> {
   const event = normalizeEvent(input.event);
@@ -294,14 +302,10 @@ export async function sendWebhookEvent(ctx: Ctx, storeId: string, input: Webhook
     data = { ...input.data, store_id: storeId };
   } else if (input.orderId != null) {
     if (kind !== 'order') throw invalid('orderId', `does not fit the product event ${event}`);
-    const order = await ctx.em.findOne(Order, { id: input.orderId, storeId });
-    if (!order) throw notFound('order');
-    data = payloadData(storeId, event, { ...orderView(order) }, null);
+    data = payloadData(storeId, event, { ...(await ctx.deps.eventSubjects.order(ctx, storeId, input.orderId)) }, null);
   } else {
     if (kind !== 'product') throw invalid('productId', `does not fit the order event ${event}`);
-    const product = await ctx.em.findOne(Product, { id: input.productId!, storeId });
-    if (!product) throw notFound('product');
-    data = payloadData(storeId, event, { ...productView(product, await storeCurrency(ctx, storeId)) }, null);
+    data = payloadData(storeId, event, { ...(await ctx.deps.eventSubjects.product(ctx, storeId, input.productId!)) }, null);
   }
   const timestamp = new Date().toISOString();
   return transaction(ctx, async (tx) => {

@@ -4,6 +4,7 @@ import { AppError, invalid, notFound } from '../../core/errors.js';
 import { encryptSecret } from '../../core/secrets.js';
 import { transaction } from '../../core/tx.js';
 import { StoreIntegration } from './integration.entity.js';
+import { integrationChanged, integrationDeleting } from './integration.hooks.js';
 import { loadIntegration } from './integration.access.js';
 import { checkSecret, kindOf, MAX_INTEGRATIONS, MAX_SECRETS, validateConfig, validateProvider, type IntegrationKind } from './integration.kinds.js';
 import type { IntegrationPatchInput, IntegrationPutInput, IntegrationType } from './integration.types.js';
@@ -105,11 +106,6 @@ export async function putIntegration(ctx: Ctx, storeId: string, key: string, inp
   return result;
 }
 
-/** Modules that keep something of an integration (a cache) read it again once a write committed. */
-async function integrationChanged(ctx: Ctx, storeId: string, key: string): Promise<void> {
-  for (const m of ctx.deps.modules) await m.onIntegrationChanged?.(ctx, storeId, key);
-}
-
 /** RFC 7396: objects merge key by key, null removes, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
@@ -168,14 +164,7 @@ export async function deleteIntegration(ctx: Ctx, storeId: string, key: string):
   const loaded = KEYLIKE.test(key) ? await loadIntegration(ctx, storeId, key) : null;
   if (!loaded) throw notFound('integration');
   const ref = { storeId, key, provider: loaded.row.provider, config: loaded.config, secrets: loaded.secrets };
-  for (const m of ctx.deps.modules) {
-    try {
-      await m.onIntegrationDeleted?.(ctx, ref);
-    } catch (err) {
-      // Revocation is best effort: the merchant's delete must not depend on the provider being up.
-      ctx.deps.log.warn({ storeId, key, module: m.name, err: (err as Error).message }, 'integration not revoked at its provider');
-    }
-  }
+  await integrationDeleting(ctx, ref);
   await ctx.em.nativeDelete(StoreIntegration, { storeId, key });
   await integrationChanged(ctx, storeId, key);
 }

@@ -9,6 +9,7 @@ import { DEFAULT_CURRENCY, exponent, isCurrency } from '../../core/money.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { MemberType, StoreType } from './store.types.js';
+import { storeCreated } from './store.hooks.js';
 
 const view = (store: Store, role: string): StoreType => ({
   id: store.id,
@@ -27,11 +28,11 @@ function checkCurrency(code: string): string {
 export async function createStore(ctx: Ctx, input: { name: string; currency?: string | null }): Promise<StoreType> {
   const actor = requireActor(ctx);
   const currency = input.currency == null ? DEFAULT_CURRENCY : checkCurrency(input.currency);
-  return ctx.em.transactional(async (em) => {
-    const store = em.create(Store, { name: input.name.trim(), currency });
-    em.create(Membership, { storeId: store.id, userId: actor.userId, role: 'owner' });
-    await em.flush();
-    for (const m of ctx.deps.modules) await m.onStoreCreated?.({ ...ctx, em: em as Ctx['em'] }, store.id);
+  return transaction(ctx, async (tx) => {
+    const store = tx.em.create(Store, { name: input.name.trim(), currency });
+    tx.em.create(Membership, { storeId: store.id, userId: actor.userId, role: 'owner' });
+    await tx.em.flush();
+    await storeCreated(tx, store.id);
     return view(store, 'owner');
   });
 }

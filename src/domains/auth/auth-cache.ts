@@ -1,5 +1,5 @@
-import type { Deps } from './context.js';
-import type { Module } from './module.js';
+import type { AuthCache, CachedToken, Deps } from '../../core/context.js';
+import type { Module } from '../../core/module.js';
 
 /**
  * Triggers on auth_tokens, users and store_members NOTIFY this channel with the user id whose
@@ -11,23 +11,12 @@ export const AUTH_CHANNEL = 'souk_auth';
 export const AUTH_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 20_000;
 
-export interface CachedToken {
-  id: string;
-  kind: string;
-  scopes: string[] | null;
-  appId: string | null;
-  expiresAt: number | null;
-  lastUsedAt: number | null;
-  userId: string;
-  platformRole: string;
-}
-
 /**
  * Per-process memory of token → user and (store, user) → role, so an authenticated request
  * needs no SQL to know who calls. Every replica drops a user's entries when the database
  * says they changed; an entry read while such a change was on its way is not kept (epoch).
  */
-export class AuthCache {
+export class ProcessAuthCache implements AuthCache {
   private tokens = new Map<string, { value: CachedToken; at: number }>();
   private members = new Map<string, { role: string | null; userId: string; at: number }>();
   /** Bumped by every invalidation: a read that began before one must not be stored. */
@@ -80,25 +69,17 @@ export class AuthCache {
   }
 }
 
-declare module './context.js' {
-  interface Deps {
-    /** Absent until the module starts (and in tools that build a context without it): no caching. */
-    authCache?: AuthCache;
-  }
-}
-
+/** Keeps the cache honest: every replica's commits that change tokens or memberships clear what they touched. */
 export const authCacheModule: Module = {
   name: 'auth-cache',
   start: async (deps: Deps) => {
-    const cache = new AuthCache();
+    const cache = deps.authCache;
     // The dedicated connection hears every replica's commits even while the pool is empty; the
     // pooled connections make this process's own changes take effect before its write answers.
     const listener = await deps.db.listen(deps, AUTH_CHANNEL, 'auth-cache', (payload) => cache.invalidate(payload || null));
     const onPooled = (payload: string) => cache.invalidate(payload || null);
     deps.db.pooled.on(AUTH_CHANNEL, onPooled);
-    deps.authCache = cache;
     return async () => {
-      deps.authCache = undefined;
       deps.db.pooled.off(AUTH_CHANNEL, onPooled);
       await listener.close();
     };
