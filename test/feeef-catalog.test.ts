@@ -111,6 +111,22 @@ test('products: flat create with storeId in the body, Feeef fields read back, fi
   assertFeeefProblem(await ff.get('/products/random', { limit: 12 }), 501, 'NOT_IMPLEMENTED');
 });
 
+test('concurrent PUTs of different Feeef-only fields lose none of them (merged under the row lock)', async () => {
+  const { ff, storeId } = owner;
+  const p = await product(ff, storeId, { name: 'Racer', price: 5, metadata: { own: 1 } });
+  const fields: Record<string, unknown> = { photoUrl: 'u', title: 't', description: 'd', body: 'b', cost: 1, discount: 2, media: ['m'], type: 'digital', forceOffer: true, defaultOfferCode: 'c' };
+  for (let round = 0; round < 3; round++) {
+    const results = await Promise.all(Object.entries(fields).map(([k, v]) => ff.put(`/products/${p.id}`, { [k]: v, name: `Racer ${round}` })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    const after = (await ff.get(`/products/${p.id}`)).data;
+    for (const [k, v] of Object.entries(fields)) assert.deepEqual(after[k], v, `${k} lost in round ${round}`);
+    assert.deepEqual(after.metadata, { own: 1 });
+    // Clear them for the next round (null removes a kept field).
+    const cleared = await ff.put(`/products/${p.id}`, Object.fromEntries(Object.keys(fields).map((k) => [k, null])));
+    assert.equal(cleared.data.photoUrl, null);
+  }
+});
+
 test('products list: store_id, status[], q, price and stock filters, sort by price, page meta', async () => {
   const { ff, storeId } = await feeefStore(svc.url);
   for (const [name, price, stock, status] of [

@@ -42,14 +42,18 @@ export function splitMetadata(metadata: Row | null | undefined): { metadata: Row
 }
 
 /**
- * The metadata a partial update writes: Feeef-only fields merge into those the resource keeps
- * (null drops one); the resource's own metadata is replaced only when the body sends it.
+ * The metadata writes of a partial update. Feeef-only fields go in a merge patch of
+ * `metadata.feeef`, applied under the row lock (null removes one), so writers of different fields
+ * never lose each other's. A Feeef `metadata` replaces the resource's own metadata, keeping the
+ * Feeef-only fields it holds (read by `current`).
  */
-export function mergedMetadata(current: Row | null | undefined, written: Row, ownSent: boolean): Row {
-  const before = splitMetadata(current);
-  const after = splitMetadata(written);
-  const kept = Object.fromEntries(Object.entries({ ...before.kept, ...after.kept }).filter(([, v]) => v !== null));
-  return { ...(ownSent ? after.metadata : before.metadata), feeef: kept };
+export async function metadataWrites(written: Row | undefined, ownSent: boolean, current: () => Promise<Row>): Promise<Row> {
+  if (written === undefined) return {};
+  const { metadata: own, kept } = splitMetadata(written);
+  const out: Row = {};
+  if (ownSent) out.metadata = { ...own, feeef: splitMetadata((await current()).metadata).kept };
+  if (Object.keys(kept).length) out.metadataPatch = { feeef: kept };
+  return out;
 }
 
 /** Merges a Feeef `metadata` write with the fields the face keeps beside it. */

@@ -3,7 +3,7 @@ import { requireStore, storeFor } from '../locate.js';
 import { located, pageArgs, pageList, findRoute, deleteRoute, STORE_PARAMS } from '../pages.js';
 import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, input, int, nnum, nobj, nstr, num, obj, oneOf, pageOf, str, time } from '../schema.js';
-import { countsByDay, LOR, lorSchema, mapInput, PRODUCT, productInput, productSchema, mergedMetadata, toProduct, toSoukProductStatus, type FieldMap } from '../shapes.js';
+import { countsByDay, LOR, lorSchema, mapInput, PRODUCT, productInput, productSchema, metadataWrites, toProduct, toSoukProductStatus, type FieldMap } from '../shapes.js';
 
 /**
  * Products and product landing pages, flat: the store comes from `store_id` (or `storeId`),
@@ -163,11 +163,8 @@ export const routes: FeeefRoute[] = [
     handle: async (call) => {
       const id = call.params.id;
       const storeId = await storeFor(call, id, ['prod']);
-      const mapped = mapInput(call.body, productInput);
-      if (mapped.metadata !== undefined) {
-        const current = await located(id, call.run({ storeId, id }, { operation: GET_PRODUCT }));
-        mapped.metadata = mergedMetadata(current.metadata, mapped.metadata, call.body.metadata !== undefined);
-      }
+      const { metadata, ...mapped } = mapInput(call.body, productInput);
+      Object.assign(mapped, await metadataWrites(metadata, call.body.metadata !== undefined, () => located(id, call.run({ storeId, id }, { operation: GET_PRODUCT }))));
       return toProduct(await located(id, call.run({ storeId, id, input: mapped })));
     },
   },

@@ -9,7 +9,7 @@ import {
   KIND_OF_FEEEF_STATUS,
   keepIn,
   mapInput,
-  mergedMetadata,
+  metadataWrites,
   ORDER,
   orderCreateInput,
   orderSchema,
@@ -254,17 +254,16 @@ export const routes: FeeefRoute[] = [
       const statuses = await statusesOf(call, storeId);
       const spec: FieldMap = { ...orderCreateInput() };
       for (const key of [...FIXED, 'storeId', 'id']) delete spec[key];
-      const mapped = mapInput(rest, spec);
+      const { metadata, ...mapped } = mapInput(rest, spec);
       if (items !== undefined) {
         // New items: their variants and offers replace the old ones kept (none: dropped).
         const withItems = mapInput({ items }, { items: orderCreateInput().items });
         mapped.items = withItems.items;
         keepIn('items')(withItems.metadata?.feeef?.items ?? null, mapped);
       }
-      if (mapped.metadata !== undefined) {
-        const current = await located(id, call.run({ storeId, id }, { operation: GET_ORDER }));
-        mapped.metadata = mergedMetadata(current.metadata, mapped.metadata, rest.metadata !== undefined);
-      }
+      const written = mapped.metadata ? { ...(metadata ?? {}), feeef: { ...(metadata?.feeef ?? {}), ...mapped.metadata.feeef } } : metadata;
+      delete mapped.metadata;
+      Object.assign(mapped, await metadataWrites(written, rest.metadata !== undefined, () => located(id, call.run({ storeId, id }, { operation: GET_ORDER }))));
       const slug = targetSlug(statuses, { status, customStatus });
       if (slug !== undefined) mapped.status = slug;
       return toOrder(await located(id, call.run({ storeId, id, input: mapped })), kindsOf(statuses));

@@ -18,6 +18,7 @@ import { redeemPromo } from '../promos/promo.service.js';
 import { orderShippingCost } from '../shipping/shipping.service.js';
 import { newPaymentToken } from '../payments/payment-token.js';
 import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
+import { patchedMetadata } from '../../lib/json.js';
 
 /** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
 export function orderView(o: Order): OrderType {
@@ -506,6 +507,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         if (status) setStatus(o, status);
         if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
         if (input.metadata != null) o.metadata = input.metadata;
+        if (input.metadataPatch != null) o.metadata = patchedMetadata(o.metadata, input.metadataPatch);
       },
       { inbound: isInbound(input), statusKind: status?.kind },
     );

@@ -10,6 +10,7 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
 import { stockFollowsProductWrite } from '../inventory/stock.service.js';
+import { patchedMetadata } from '../../lib/json.js';
 
 /** The product as REST, GraphQL and event payloads show it. */
 export function productView(p: Product, currency: string): ProductType {
@@ -139,6 +140,7 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
       if (input.stock != null) product.stock = input.stock;
       if (input.status != null) product.status = input.status;
       if (input.metadata != null) product.metadata = input.metadata;
+      if (input.metadataPatch != null) product.metadata = patchedMetadata(product.metadata, input.metadataPatch);
       const changed = JSON.stringify({ ...productView(product, currency), updatedAt: null }) !== JSON.stringify({ ...before, updatedAt: null });
       if (!changed) return before;
       product.updatedAt = new Date();
