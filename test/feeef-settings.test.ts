@@ -173,6 +173,17 @@ test("yalidine at Feeef's per-provider paths: the fee table, statistics; other c
   assert.deepEqual(fees.data[15], [200, 400]);
   assert.deepEqual(fees.data[49], [null, null]);
   assert.ok(fake.calls.every((c) => !c.query.toString().includes('ignored')));
+  // Ship an order the Feeef way; its tracking then shows the parcel's events.
+  const p = (await ff.post('/products', { storeId, name: 'Tea', price: 1250, stock: 5 })).data;
+  const order = await ff.post('/orders', { storeId, customerName: 'Amina Benali', customerPhone: '0555123456', shippingType: 'home', shippingState: '16', shippingCity: 'Bordj El Kiffan', shippingAddress: 'Cité 5 Juillet', items: [{ productId: p.id, quantity: 1 }] });
+  assert.equal(order.status, 201, order.text);
+  const sent = await ff.post(`/stores/${storeId}/integrations/yalidine/send`, { orderId: order.data.id, id: 'ignored', token: 'ignored' });
+  assert.equal(sent.status, 201, sent.text);
+  assert.equal(sent.data.orderId, order.data.id);
+  assert.equal(fake.parcelsOf(order.data.id).length, 1);
+  const tracked = await ff.get(`/orders/${order.data.id}/track`);
+  assert.ok(tracked.data.history.length >= 1, tracked.text);
+  assert.equal((await ff.get(`/orders/${order.data.id}`)).data.deliveryStatus, 'delivering');
   const stats = await ff.get(`/stores/${storeId}/integrations/yalidine/statistics`);
   assert.equal(stats.status, 200, stats.text);
   assert.equal(stats.data.codCollected, 0);
