@@ -185,7 +185,7 @@ export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input
 }
 
 export async function deleteWebhook(ctx: Ctx, storeId: string, id: string): Promise<void> {
-  const deleted = await ctx.em.nativeDelete(Webhook, { id, storeId });
+  const deleted = await transaction(ctx, (tx) => tx.em.nativeDelete(Webhook, { id, storeId }));
   if (!deleted) throw notFound('webhook');
 }
 

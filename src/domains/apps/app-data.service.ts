@@ -2,6 +2,7 @@ import { AppUserData, OAuthApp } from './app.entity.js';
 import { AuthToken } from '../auth/token.entity.js';
 import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { requireActor, type Actor, type Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import { assertJsonLimits, JSON_MAX_DEPTH } from '../../core/input.js';
 import { liveTokenFilter } from '../auth/token.service.js';
 import { findApp, isOwner } from './app.service.js';
@@ -28,11 +29,11 @@ export async function getPublicData(ctx: Ctx, id: string): Promise<Json> {
 export async function setPublicData(ctx: Ctx, id: string, data: Json): Promise<Json> {
   const actor = requireActor(ctx);
   checkSize(data);
-  return ctx.em.transactional(async (em) => {
-    const app = await findApp({ ...ctx, em }, id);
+  return transaction(ctx, async (tx) => {
+    const app = await findApp(tx, id);
     if (!isOwner(actor, app)) throw forbidden("Only the app's owner writes its public data");
     app.publicData = data;
-    await em.flush();
+    await tx.em.flush();
     return app.publicData;
   });
 }
@@ -50,10 +51,10 @@ export async function getPrivateData(ctx: Ctx, id: string): Promise<Json> {
 
 export async function setPrivateData(ctx: Ctx, id: string, data: Json): Promise<Json> {
   checkSize(data);
-  return ctx.em.transactional(async (em) => {
-    const app = await privateApp({ ...ctx, em }, id);
+  return transaction(ctx, async (tx) => {
+    const app = await privateApp(tx, id);
     app.privateData = data;
-    await em.flush();
+    await tx.em.flush();
     return app.privateData;
   });
 }
@@ -82,9 +83,9 @@ export async function getMyData(ctx: Ctx, id: string): Promise<Json> {
 
 export async function setMyData(ctx: Ctx, id: string, data: Json): Promise<Json> {
   checkSize(data);
-  return ctx.em.transactional(async (em) => {
-    const { actor, app } = await myDataApp({ ...ctx, em }, id);
-    return writeUserData({ ...ctx, em }, app.id, actor.userId, data);
+  return transaction(ctx, async (tx) => {
+    const { actor, app } = await myDataApp(tx, id);
+    return writeUserData(tx, app.id, actor.userId, data);
   });
 }
 
@@ -108,8 +109,8 @@ export async function getUserData(ctx: Ctx, id: string, userId: string): Promise
 
 export async function setUserData(ctx: Ctx, id: string, userId: string, data: Json): Promise<Json> {
   checkSize(data);
-  return ctx.em.transactional(async (em) => {
-    const app = await connectedUser({ ...ctx, em }, id, userId);
-    return writeUserData({ ...ctx, em }, app.id, userId, data);
+  return transaction(ctx, async (tx) => {
+    const app = await connectedUser(tx, id, userId);
+    return writeUserData(tx, app.id, userId, data);
   });
 }

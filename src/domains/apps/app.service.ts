@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { OAuthApp } from './app.entity.js';
 import { forbidden, notFound } from '../../core/errors.js';
 import { requireActor, sha256, type Actor, type Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { AppType, AppWithSecretType } from './app.types.js';
 
@@ -46,8 +47,8 @@ export async function createApp(
 ): Promise<AppWithSecretType> {
   const actor = requireActor(ctx);
   const secret = newSecret();
-  return ctx.em.transactional(async (em) => {
-    const app = em.create(OAuthApp, {
+  return transaction(ctx, async (tx) => {
+    const app = tx.em.create(OAuthApp, {
       ownerId: actor.userId,
       name: input.name.trim(),
       description: input.description ?? null,
@@ -56,7 +57,7 @@ export async function createApp(
       scopes: [...new Set(input.scopes)],
       secretHash: sha256(secret),
     });
-    await em.flush();
+    await tx.em.flush();
     return withSecret(app, secret);
   });
 }
@@ -83,32 +84,32 @@ export async function updateApp(
   id: string,
   input: { name?: string | null; description?: string | null; homepageUrl?: string | null; redirectUris?: string[] | null; scopes?: string[] | null },
 ): Promise<AppType> {
-  return ctx.em.transactional(async (em) => {
-    const app = await ownedApp({ ...ctx, em }, id);
+  return transaction(ctx, async (tx) => {
+    const app = await ownedApp(tx, id);
     if (input.name != null) app.name = input.name.trim();
     if (input.description !== undefined) app.description = input.description;
     if (input.homepageUrl !== undefined) app.homepageUrl = input.homepageUrl;
     if (input.redirectUris != null) app.redirectUris = [...new Set(input.redirectUris)];
     if (input.scopes != null) app.scopes = [...new Set(input.scopes)];
-    await em.flush();
+    await tx.em.flush();
     return view(app);
   });
 }
 
 /** Its tokens, codes and data go with it (foreign keys cascade). */
 export async function deleteApp(ctx: Ctx, id: string): Promise<void> {
-  await ctx.em.transactional(async (em) => {
-    const app = await ownedApp({ ...ctx, em }, id);
-    await em.nativeDelete(OAuthApp, { id: app.id });
+  await transaction(ctx, async (tx) => {
+    const app = await ownedApp(tx, id);
+    await tx.em.nativeDelete(OAuthApp, { id: app.id });
   });
 }
 
 export async function regenerateSecret(ctx: Ctx, id: string): Promise<AppWithSecretType> {
   const secret = newSecret();
-  return ctx.em.transactional(async (em) => {
-    const app = await ownedApp({ ...ctx, em }, id);
+  return transaction(ctx, async (tx) => {
+    const app = await ownedApp(tx, id);
     app.secretHash = sha256(secret);
-    await em.flush();
+    await tx.em.flush();
     return withSecret(app, secret);
   });
 }

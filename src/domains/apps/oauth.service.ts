@@ -5,6 +5,7 @@ import { AuthToken } from '../auth/token.entity.js';
 import { User } from '../auth/user.entity.js';
 import { AppError, invalid, notFound } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import { issueToken } from '../auth/auth.service.js';
 import { liveTokenFilter } from '../auth/token.service.js';
 import { sessionLive } from '../auth/code.service.js';
@@ -27,8 +28,8 @@ export async function createAuthorizationCode(
   const extra = input.scopes.filter((s) => !app.scopes.includes(s));
   if (extra.length) throw invalid('scopes', `exceed what the app may ask for: ${extra.join(', ')}`);
   const code = 'souk_ac_' + randomBytes(32).toString('base64url');
-  return ctx.em.transactional(async (em) => {
-    const record = em.create(AuthorizationCode, {
+  return transaction(ctx, async (tx) => {
+    const record = tx.em.create(AuthorizationCode, {
       codeHash: sha256(code),
       appId: app.id,
       userId: actor.userId,
@@ -40,7 +41,7 @@ export async function createAuthorizationCode(
       expiresAt: new Date(Date.now() + CODE_TTL_MS),
       sessionId: actor.tokenId,
     });
-    await em.flush();
+    await tx.em.flush();
     return { code, redirectUri: record.redirectUri, state: record.state, expiresAt: record.expiresAt };
   });
 }
@@ -58,20 +59,20 @@ export async function consumeAuthorizationCode(
 ): Promise<OAuthTokenType> {
   const app = await ctx.em.findOne(OAuthApp, { id: input.clientId });
   if (!app || !secretMatches(app, input.clientSecret)) throw new AppError('UNAUTHENTICATED', 'invalid_client: unknown client id or wrong client secret');
-  const outcome = await ctx.em.transactional(async (em): Promise<OAuthTokenType | { error: string }> => {
-    const code = await em.findOne(AuthorizationCode, { codeHash: sha256(input.code) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const outcome = await transaction(ctx, async (tx): Promise<OAuthTokenType | { error: string }> => {
+    const code = await tx.em.findOne(AuthorizationCode, { codeHash: sha256(input.code) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!code || code.appId !== app.id) return { error: 'the code is unknown' };
     if (code.consumedAt) {
-      if (code.tokenId) await em.nativeUpdate(AuthToken, { id: code.tokenId, revokedAt: null }, { revokedAt: new Date() });
+      if (code.tokenId) await tx.em.nativeUpdate(AuthToken, { id: code.tokenId, revokedAt: null }, { revokedAt: new Date() });
       return { error: 'the code was already used; the token it gave is revoked' };
     }
     if (code.expiresAt <= new Date()) return { error: 'the code has expired' };
-    if (!code.sessionId || !(await sessionLive(em as EntityManager, code.sessionId))) return { error: 'the session that granted the code has ended' };
+    if (!code.sessionId || !(await sessionLive(tx.em as EntityManager, code.sessionId))) return { error: 'the session that granted the code has ended' };
     if (code.redirectUri !== input.redirectUri) return { error: 'redirectUri differs from the one the code was issued for' };
     if (pkceS256(input.codeVerifier) !== code.codeChallenge) return { error: 'codeVerifier does not match the code challenge' };
     // The app's scopes may have narrowed since the user consented.
     const scopes = code.scopes.filter((s) => app.scopes.includes(s));
-    const { token, record } = issueToken({ ...ctx, em }, code.userId, {
+    const { token, record } = issueToken(tx, code.userId, {
       kind: 'oauth',
       name: app.name,
       scopes,
@@ -80,7 +81,7 @@ export async function consumeAuthorizationCode(
     });
     code.consumedAt = new Date();
     code.tokenId = record.id;
-    await em.flush();
+    await tx.em.flush();
     return { accessToken: token, tokenType: 'Bearer', scopes, expiresIn: OAUTH_TOKEN_TTL_SECONDS };
   });
   if ('error' in outcome) throw invalidGrant(outcome.error);

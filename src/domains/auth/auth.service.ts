@@ -6,6 +6,7 @@ import { AuthToken } from './token.entity.js';
 import { User } from './user.entity.js';
 import { AppError, conflict, invalid } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
 import { mailer, type OutgoingMail } from '../../lib/mailer.js';
 import { verificationMail } from './mails.js';
@@ -95,13 +96,13 @@ export async function signup(ctx: Ctx, input: { email: string; password: string;
   let mail: OutgoingMail;
   let result: { token: string; user: User };
   try {
-    result = await ctx.em.transactional(async (em) => {
-      const first = await isFirstAccount(em as EntityManager);
-      const user = em.create(User, { email, name: input.name.trim(), passwordHash, platformRole: first ? 'admin' : 'user' });
-      await em.flush();
-      const { token } = issueToken({ ...ctx, em }, user.id, { name: 'signup' });
-      mail = verificationMail(em, ctx.deps.config, user);
-      await em.flush();
+    result = await transaction(ctx, async (tx) => {
+      const first = await isFirstAccount(tx.em as EntityManager);
+      const user = tx.em.create(User, { email, name: input.name.trim(), passwordHash, platformRole: first ? 'admin' : 'user' });
+      await tx.em.flush();
+      const { token } = issueToken(tx, user.id, { name: 'signup' });
+      mail = verificationMail(tx.em, ctx.deps.config, user);
+      await tx.em.flush();
       return { token, user };
     });
   } catch (err) {
@@ -116,14 +117,17 @@ export async function signin(ctx: Ctx, input: { email: string; password: string 
   limitAuthAttempt(ctx, input.email);
   const user = await ctx.em.findOne(User, { email: normalizeEmail(input.email) });
   if (!(await verifyPassword(user, input.password))) throw new AppError('UNAUTHENTICATED', 'Wrong email or password');
-  const { token } = issueToken(ctx, user!.id, { name: 'signin' });
-  await ctx.em.flush();
+  const token = await transaction(ctx, async (tx) => {
+    const issued = issueToken(tx, user!.id, { name: 'signin' });
+    await tx.em.flush();
+    return issued.token;
+  });
   return { token, user: user! };
 }
 
 export async function signout(ctx: Ctx): Promise<void> {
   const actor = requireActor(ctx);
-  await ctx.em.nativeUpdate(AuthToken, { id: actor.tokenId, revokedAt: null }, { revokedAt: new Date() });
+  await transaction(ctx, (tx) => tx.em.nativeUpdate(AuthToken, { id: actor.tokenId, revokedAt: null }, { revokedAt: new Date() }));
 }
 
 /** Sessions read their profile; an app needs the `profile` scope (the field's policy). */
@@ -179,10 +183,10 @@ export async function updateMe(ctx: Ctx, input: ProfileChange): Promise<User> {
   const actor = requireActor(ctx);
   let mails: OutgoingMail[] = [];
   try {
-    const user = await ctx.em.transactional(async (em) => {
-      const user = await em.findOneOrFail(User, { id: actor.userId });
-      mails = await applyProfileChange({ ...ctx, em }, user, input, { requireCurrentPassword: true, keepTokenId: actor.tokenId });
-      await em.flush();
+    const user = await transaction(ctx, async (tx) => {
+      const user = await tx.em.findOneOrFail(User, { id: actor.userId });
+      mails = await applyProfileChange(tx, user, input, { requireCurrentPassword: true, keepTokenId: actor.tokenId });
+      await tx.em.flush();
       return user;
     });
     await sendAll(ctx, mails);

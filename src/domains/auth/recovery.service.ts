@@ -3,6 +3,7 @@ import { UserCode } from './code.entity.js';
 import { User } from './user.entity.js';
 import { conflict, invalid } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
 import { findLiveCode, useCode } from './code.service.js';
 import { resetMail, verificationMail } from './mails.js';
@@ -12,11 +13,11 @@ const badToken = () => invalid('token', 'is invalid, expired or already used');
 
 export async function resendVerification(ctx: Ctx): Promise<void> {
   const actor = requireActor(ctx);
-  const mail = await ctx.em.transactional(async (em) => {
-    const user = await em.findOneOrFail(User, { id: actor.userId });
+  const mail = await transaction(ctx, async (tx) => {
+    const user = await tx.em.findOneOrFail(User, { id: actor.userId });
     if (user.emailVerifiedAt) throw conflict('This email address is already verified');
-    const m = verificationMail(em, ctx.deps.config, user);
-    await em.flush();
+    const m = verificationMail(tx.em, ctx.deps.config, user);
+    await tx.em.flush();
     return m;
   });
   await sendAll(ctx, [mail]);
@@ -24,13 +25,13 @@ export async function resendVerification(ctx: Ctx): Promise<void> {
 
 /** The token proves control of the mailbox it was sent to; a later email change voids it. */
 export async function confirmEmail(ctx: Ctx, input: { token: string }): Promise<User> {
-  return ctx.em.transactional(async (em) => {
-    const record = await findLiveCode(em, 'verify_email', input.token);
+  return transaction(ctx, async (tx) => {
+    const record = await findLiveCode(tx.em, 'verify_email', input.token);
     if (!record) throw badToken();
-    const user = await em.findOne(User, { id: record.userId });
-    if (!user || user.email !== record.email || !(await useCode(em, record))) throw badToken();
+    const user = await tx.em.findOne(User, { id: record.userId });
+    if (!user || user.email !== record.email || !(await useCode(tx.em, record))) throw badToken();
     user.emailVerifiedAt ??= new Date();
-    await em.flush();
+    await tx.em.flush();
     return user;
   });
 }
@@ -39,11 +40,11 @@ export async function confirmEmail(ctx: Ctx, input: { token: string }): Promise<
 export async function requestPasswordReset(ctx: Ctx, input: { email: string }): Promise<void> {
   limitAuthAttempt(ctx, input.email);
   let mail: OutgoingMail | null = null;
-  await ctx.em.transactional(async (em) => {
-    const user = await em.findOne(User, { email: normalizeEmail(input.email) });
+  await transaction(ctx, async (tx) => {
+    const user = await tx.em.findOne(User, { email: normalizeEmail(input.email) });
     if (!user) return;
-    mail = resetMail(em, ctx.deps.config, user);
-    await em.flush();
+    mail = resetMail(tx.em, ctx.deps.config, user);
+    await tx.em.flush();
   });
   if (mail) await sendAll(ctx, [mail]);
 }
@@ -59,16 +60,16 @@ export async function passwordResetStatus(ctx: Ctx, token: string): Promise<{ va
  */
 export async function confirmPasswordReset(ctx: Ctx, input: { token: string; password: string }): Promise<number> {
   const passwordHash = await hashPassword(input.password);
-  return ctx.em.transactional(async (em) => {
-    const record = await findLiveCode(em, 'reset_password', input.token);
-    if (!record || !(await useCode(em, record))) throw badToken();
-    const user = await em.findOneOrFail(User, { id: record.userId });
+  return transaction(ctx, async (tx) => {
+    const record = await findLiveCode(tx.em, 'reset_password', input.token);
+    if (!record || !(await useCode(tx.em, record))) throw badToken();
+    const user = await tx.em.findOneOrFail(User, { id: record.userId });
     user.passwordHash = passwordHash;
     // Following the emailed link proved the mailbox is the user's.
     user.emailVerifiedAt ??= new Date();
-    await em.nativeUpdate(UserCode, { userId: user.id, purpose: 'reset_password', usedAt: null, codeHash: { $ne: sha256(input.token) } }, { usedAt: new Date() });
-    const revoked = await em.nativeUpdate(AuthToken, { userId: user.id, revokedAt: null }, { revokedAt: new Date() });
-    await em.flush();
+    await tx.em.nativeUpdate(UserCode, { userId: user.id, purpose: 'reset_password', usedAt: null, codeHash: { $ne: sha256(input.token) } }, { usedAt: new Date() });
+    const revoked = await tx.em.nativeUpdate(AuthToken, { userId: user.id, revokedAt: null }, { revokedAt: new Date() });
+    await tx.em.flush();
     return revoked;
   });
 }

@@ -2,6 +2,7 @@ import { AuthToken } from './token.entity.js';
 import { User } from './user.entity.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { requireActor, type Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { requireSession } from './scopes.js';
 import { createCode, findLiveCode, useCode } from './code.service.js';
@@ -42,14 +43,14 @@ export async function listTokens(ctx: Ctx, args: { limit?: number | null; cursor
 export async function revokeToken(ctx: Ctx, identifier: string): Promise<void> {
   const actor = requireActor(ctx);
   const where = identifier.startsWith('app_') ? { appId: identifier } : { id: identifier };
-  const n = await ctx.em.transactional((em) => em.nativeUpdate(AuthToken, { userId: actor.userId, revokedAt: null, ...where }, { revokedAt: new Date() }));
+  const n = await transaction(ctx, (tx) => tx.em.nativeUpdate(AuthToken, { userId: actor.userId, revokedAt: null, ...where }, { revokedAt: new Date() }));
   if (n === 0) throw notFound('token');
 }
 
 export async function revokeAllTokens(ctx: Ctx, input: { includeCurrent?: boolean | null }): Promise<number> {
   const actor = requireActor(ctx);
-  return ctx.em.transactional((em) =>
-    em.nativeUpdate(
+  return transaction(ctx, (tx) =>
+    tx.em.nativeUpdate(
       AuthToken,
       { userId: actor.userId, revokedAt: null, ...(input.includeCurrent ? {} : { id: { $ne: actor.tokenId } }) },
       { revokedAt: new Date() },
@@ -66,22 +67,22 @@ export type TransferResult = { code: string; expiresAt: Date } | { token: string
 export async function transferSession(ctx: Ctx, input: { code?: string | null }): Promise<TransferResult> {
   if (input.code == null) {
     const actor = requireSession(ctx);
-    return ctx.em.transactional(async (em) => {
+    return transaction(ctx, async (tx) => {
       // Bound to this session: revoking it (sign-out, revoke-all, a password change or reset) voids the code.
-      const { code, record } = createCode(em, actor.userId, 'transfer', { sessionId: actor.tokenId });
-      await em.flush();
+      const { code, record } = createCode(tx.em, actor.userId, 'transfer', { sessionId: actor.tokenId });
+      await tx.em.flush();
       return { code, expiresAt: record.expiresAt };
     });
   }
   const code = input.code;
-  return ctx.em.transactional(async (em) => {
-    const record = await findLiveCode(em, 'transfer', code);
-    if (!record || !(await useCode(em, record))) {
+  return transaction(ctx, async (tx) => {
+    const record = await findLiveCode(tx.em, 'transfer', code);
+    if (!record || !(await useCode(tx.em, record))) {
       throw new AppError('UNAUTHENTICATED', 'The transfer code is unknown, expired or already used');
     }
-    const user = await em.findOneOrFail(User, { id: record.userId });
-    const { token } = issueToken({ ...ctx, em }, user.id, { name: 'transfer' });
-    await em.flush();
+    const user = await tx.em.findOneOrFail(User, { id: record.userId });
+    const { token } = issueToken(tx, user.id, { name: 'transfer' });
+    await tx.em.flush();
     return { token, user };
   });
 }

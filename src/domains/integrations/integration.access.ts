@@ -1,4 +1,5 @@
 import type { Ctx } from '../../core/context.js';
+import { transaction } from '../../core/tx.js';
 import { decryptSecret } from '../../core/secrets.js';
 import { StoreIntegration } from './integration.entity.js';
 
@@ -21,9 +22,6 @@ export async function loadIntegration(ctx: Ctx, storeId: string, key: string): P
 /** Records what the provider said of our credentials: `active` after a success, `error` with the reason. */
 export async function markIntegration(ctx: Ctx, storeId: string, key: string, outcome: { ok: true } | { ok: false; error: string }): Promise<void> {
   const now = new Date();
-  if (outcome.ok) {
-    await ctx.em.nativeUpdate(StoreIntegration, { storeId, key }, { status: 'active', lastError: null, lastSuccessAt: now, updatedAt: now });
-  } else {
-    await ctx.em.nativeUpdate(StoreIntegration, { storeId, key }, { status: 'error', lastError: outcome.error.slice(0, 500), updatedAt: now });
-  }
+  const change = outcome.ok ? { status: 'active', lastError: null, lastSuccessAt: now, updatedAt: now } : { status: 'error', lastError: outcome.error.slice(0, 500), updatedAt: now };
+  await transaction(ctx, (tx) => tx.em.nativeUpdate(StoreIntegration, { storeId, key }, change));
 }

@@ -165,6 +165,6 @@ export async function deleteIntegration(ctx: Ctx, storeId: string, key: string):
   if (!loaded) throw notFound('integration');
   const ref = { storeId, key, provider: loaded.row.provider, config: loaded.config, secrets: loaded.secrets };
   await integrationDeleting(ctx, ref);
-  await ctx.em.nativeDelete(StoreIntegration, { storeId, key });
+  await transaction(ctx, (tx) => tx.em.nativeDelete(StoreIntegration, { storeId, key }));
   await integrationChanged(ctx, storeId, key);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sha256, type Ctx } from '../../core/context.js';
 import { invalid } from '../../core/errors.js';
+import { transaction } from '../../core/tx.js';
 
 /**
  * OAuth `state` values of the flows Souk starts with a provider (the ads platform, the platform
@@ -36,9 +37,11 @@ const sql = (ctx: Ctx) => ctx.em as EntityManager;
 export async function createState(ctx: Ctx, s: OAuthState, now = new Date()): Promise<{ state: string; expiresAt: Date }> {
   const state = randomBytes(24).toString('base64url');
   const expiresAt = new Date(now.getTime() + STATE_TTL_MS);
-  await sql(ctx).execute(
-    `insert into oauth_states (state_hash, provider, store_id, user_id, connector_id, shop, return_url, expires_at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [sha256(state), s.provider, s.storeId, s.userId, s.connectorId, s.shop, s.returnUrl, expiresAt, now],
+  await transaction(ctx, (tx) =>
+    sql(tx).execute(
+      `insert into oauth_states (state_hash, provider, store_id, user_id, connector_id, shop, return_url, expires_at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [sha256(state), s.provider, s.storeId, s.userId, s.connectorId, s.shop, s.returnUrl, expiresAt, now],
+    ),
   );
   return { state, expiresAt };
 }
@@ -55,10 +58,12 @@ export async function peekState(ctx: Ctx, state: string): Promise<OAuthState | n
 /** Uses the state up; null when it is unknown, already used, expired, or bound to another shop. */
 export async function consumeState(ctx: Ctx, state: string, provider: StateProvider, shop: string | null, now = new Date()): Promise<OAuthState | null> {
   if (state.length > 200) return null;
-  const [row] = await sql(ctx).execute<StateRow[]>(
-    `update oauth_states set used_at = ? where state_hash = ? and provider = ? and used_at is null and expires_at > ? and shop is not distinct from ?
-     returning provider, store_id, user_id, connector_id, shop, return_url`,
-    [now, sha256(state), provider, now, shop],
+  const [row] = await transaction(ctx, (tx) =>
+    sql(tx).execute<StateRow[]>(
+      `update oauth_states set used_at = ? where state_hash = ? and provider = ? and used_at is null and expires_at > ? and shop is not distinct from ?
+       returning provider, store_id, user_id, connector_id, shop, return_url`,
+      [now, sha256(state), provider, now, shop],
+    ),
   );
   return row ? fromRow(row) : null;
 }

@@ -42,11 +42,11 @@ export async function createUser(ctx: Ctx, input: { email: string; password: str
   const passwordHash = await hashPassword(input.password);
   let mail: OutgoingMail;
   try {
-    const user = await ctx.em.transactional(async (em) => {
-      const user = em.create(User, { email: normalizeEmail(input.email), name: input.name.trim(), passwordHash, platformRole: input.platformRole ?? 'user' });
-      await em.flush();
-      mail = verificationMail(em, ctx.deps.config, user);
-      await em.flush();
+    const user = await transaction(ctx, async (tx) => {
+      const user = tx.em.create(User, { email: normalizeEmail(input.email), name: input.name.trim(), passwordHash, platformRole: input.platformRole ?? 'user' });
+      await tx.em.flush();
+      mail = verificationMail(tx.em, ctx.deps.config, user);
+      await tx.em.flush();
       return user;
     });
     await sendAll(ctx, [mail!]);
