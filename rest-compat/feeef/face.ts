@@ -20,7 +20,7 @@ type Json = Record<string, any>;
 const BODY_LIMIT = 1024 * 1024;
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-export function compileFeeef(schema: GraphQLSchema): CompiledRoute[] {
+function compileFeeef(schema: GraphQLSchema): CompiledRoute[] {
   return compileRoutes(
     schema,
     FEEEF_ROUTES.map(({ tag, route }) => toRestRoute(route, tag)),
@@ -32,7 +32,7 @@ const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) =>
 const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
 
 /** The face's OpenAPI: the shared builder's document, re-rooted at the prefix, with Feeef's parameters and bodies. */
-export function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUrl: string): Json {
+function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUrl: string): Json {
   const doc = buildOpenApi(schema, compiled, publicUrl) as Json;
   const byKey = new Map<string, FeeefRoute>(FEEEF_ROUTES.map(({ route }) => [`${route.method} ${PREFIX}${route.path}`, route]));
   const paths: Json = {};

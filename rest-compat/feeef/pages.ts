@@ -14,7 +14,7 @@ import { assertById, type Call, type FeeefRoute, type Param, type Query } from '
 
 export const SCAN_LIMIT = 2000;
 const CHUNK = 200;
-export const DEFAULT_PER_PAGE = 50;
+const DEFAULT_PER_PAGE = 50;
 
 export interface PageArgs {
   page: number;

@@ -57,7 +57,7 @@ export async function metadataWrites(written: Row | undefined, ownSent: boolean,
 }
 
 /** Merges a Feeef `metadata` write with the fields the face keeps beside it. */
-export const metadataInto = (value: unknown, out: Row) => {
+const metadataInto = (value: unknown, out: Row) => {
   if (value === null) value = {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid('metadata', 'must be an object');
   const { feeef: _reserved, ...own } = value as Row;
@@ -332,7 +332,7 @@ export const toSoukProductStatus = (v: unknown, path = 'status'): string => {
   if (v === 'draft' || v === 'archived') return v;
   throw invalid(path, 'must be one of published, draft, archived');
 };
-export const toFeeefProductStatus = (s: string) => (s === 'active' ? 'published' : s);
+const toFeeefProductStatus = (s: string) => (s === 'active' ? 'published' : s);
 
 /** Feeef product fields Souk has no column for, kept in metadata.feeef. */
 const PRODUCT_KEPT = [
@@ -466,7 +466,7 @@ export const KIND_OF_FEEEF_STATUS: Record<string, string> = {
 const SHIPPING_TO_SOUK: Record<string, string> = { home: 'home', pickup: 'desk', store: 'pickup' };
 const SHIPPING_TO_FEEEF: Record<string, string> = { home: 'home', desk: 'pickup', pickup: 'store' };
 
-export const toSoukShippingType = (v: unknown, path = 'shippingType') => {
+const toSoukShippingType = (v: unknown, path = 'shippingType') => {
   const t = SHIPPING_TO_SOUK[String(v)];
   if (!t) throw invalid(path, 'must be one of home, pickup, store');
   return t;
@@ -485,7 +485,7 @@ export function deliveryStatusOf(o: Row, kind: string | undefined): string {
 const ORDER_KEPT = ['customerEmail', 'customerNote', 'source', 'tags', 'customFields', 'references', 'scheduledAt', 'paymentMethodId', 'confirmerId', 'couponId', 'trackingCode'];
 
 /** Feeef items: `price` and quantity map; variant, offer, addons and discount are kept beside the order. */
-export function itemsInto(value: unknown, out: Row) {
+function itemsInto(value: unknown, out: Row) {
   if (!Array.isArray(value)) throw invalid('items', 'must be an array');
   const extras: Row[] = [];
   out.items = value.map((item, i) => {
@@ -509,7 +509,7 @@ export function itemsInto(value: unknown, out: Row) {
   if (extras.some((e) => Object.keys(e).length)) keepIn('items')(extras, out);
 }
 
-export function shippingInto(field: 'address' | 'communeName' | 'wilayaCode' | 'country') {
+function shippingInto(field: 'address' | 'communeName' | 'wilayaCode' | 'country') {
   return (value: unknown, out: Row) => {
     if (value !== null && typeof value !== 'string') throw invalid(field, 'must be a string');
     out.shippingAddress = { ...(out.shippingAddress ?? {}), [field]: value };

@@ -38,11 +38,12 @@ async function allTokens(call: Call, authorization?: string) {
 }
 
 /** The token of this request in Feeef's shape; the bearer itself is echoed so the SDK keeps its header. */
-async function currentToken(call: Call, authorization?: string, bearer = call.bearer) {
+async function currentToken(call: Call) {
   const actor = call.ctx.actor;
-  if (actor?.kind === 'oauth' && !authorization) return authToken(bearer, { scopes: actor.scopes });
-  const current = (await allTokens(call, authorization)).find((t) => t.current);
-  return authToken(bearer, current ?? {});
+  // App tokens cannot list tokens (sessions only); their abilities are their scopes.
+  if (actor?.kind === 'oauth') return authToken(call.bearer, { scopes: actor.scopes });
+  const current = (await allTokens(call)).find((t) => t.current);
+  return authToken(call.bearer, current ?? {});
 }
 
 /** Feeef's OAuth answers (RFC 6749 snake_case); a form body arrives as an object of strings. */
