@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: a service in a child process started the way `npm start`
 // starts it, a fresh PostgreSQL database, a keep-alive HTTP client and a closed-loop load runner.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,20 @@ export const machine = () => `node ${process.version}, ${cpus().length} CPUs, lo
 export const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 export const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+/**
+ * User and system CPU a process has used, in ms (clock ticks of 10 ms, from /proc). On a shared
+ * machine a figure per operation moves much less with the neighbours' load than req/s does.
+ */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 /** A throwaway database on the PostgreSQL server; drop() removes it. */
 export async function freshDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -42,6 +56,8 @@ export interface RunningService {
   proc: ChildProcess;
   /** Milliseconds from spawn to the first 200 on /healthz. */
   startMs: number;
+  /** CPU the service used until then (ms). */
+  startCpuMs: number;
   /** Resident set size of the service process, in MiB (from /proc). */
   rssMiB(): number;
   stop(): Promise<void>;
@@ -79,7 +95,12 @@ export async function startChild(databaseUrl: string | null, env: Record<string,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += d).slice(-4000));
+  proc.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  let stopping = false;
+  // A service that dies under load says why, instead of leaving only refused connections.
+  proc.once('exit', (code, signal) => {
+    if (!stopping) console.error(`service exited (${code ?? signal}) during the run: ${stderr}`);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (d: Buffer) => {
@@ -101,13 +122,16 @@ export async function startChild(databaseUrl: string | null, env: Record<string,
     await new Promise((r) => setTimeout(r, 20));
   }
   const startMs = performance.now() - began;
+  const startCpuMs = cpuMs(proc.pid!);
   return {
     url,
     port: Number(new URL(url).port),
     proc,
     startMs,
+    startCpuMs,
     rssMiB: () => rssOf(proc.pid!),
     async stop() {
+      stopping = true;
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));
         proc.kill('SIGTERM');

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  execute,
   GraphQLError,
   parse,
   validate,
@@ -21,6 +20,7 @@ import { mapGraphQLError, relativeTo } from '../src/edge/graphql-errors.js';
 import { AppError, problem, type FieldError, type Problem } from '../src/core/errors.js';
 import { sendProblem } from '../src/edge/http-problem.js';
 import { noteContext } from '../src/edge/request-log.js';
+import { OperationCache } from '../src/edge/executor.js';
 
 export interface CompiledRoute {
   route: RestRoute;
@@ -223,14 +223,14 @@ export interface RegisterOptions {
 async function runDocument(
   req: FastifyRequest,
   c: CompiledRoute,
-  schema: GraphQLSchema,
+  operations: OperationCache,
   document: DocumentNode,
   rootField: string,
   bodyVar: string | null,
   variables: Record<string, unknown>,
   ctx: Ctx,
 ): Promise<{ value?: unknown; problem?: ProblemError }> {
-  const result = await execute({ schema, document, variableValues: variables, contextValue: ctx });
+  const result = await operations.get(document).run(ctx, variables);
   if (result.errors?.length) {
     const body = errorsToProblem(result.errors, bodyVar);
     ctx.request?.errorCodes.push(body.code);
@@ -248,7 +248,7 @@ function restRequest(req: FastifyRequest): RestRequest {
 }
 
 /** A `handle` route: the route drives its documents through `run`. */
-async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps, schema: GraphQLSchema, c: CompiledRoute, ctx: Ctx): Promise<FastifyReply> {
+async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps, operations: OperationCache, c: CompiledRoute, ctx: Ctx): Promise<FastifyReply> {
   const tools: RouteTools = {
     ctx,
     async run(variables, opts = {}) {
@@ -262,7 +262,7 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
         if (runCtx.authFailure) throw new ProblemError(problem('UNAUTHENTICATED', runCtx.authFailure));
       }
       const bodyVar = (main ? c.bodyVar === 'input' : doc.declared.has('input')) ? 'input' : null;
-      const { value, problem: refused } = await runDocument(req, c, schema, doc.document, doc.rootField, bodyVar, variables, runCtx);
+      const { value, problem: refused } = await runDocument(req, c, operations, doc.document, doc.rootField, bodyVar, variables, runCtx);
       if (refused) throw refused;
       return value;
     },
@@ -276,6 +276,8 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
 }
 
 export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[], options: RegisterOptions = {}): void {
+  // Each route's fixed documents run as compiled operations once they are in use.
+  const operations = new OperationCache(schema);
   for (const c of compiled) {
     if (c.route.ingress) {
       registerIngress(app, deps, c);
@@ -289,9 +291,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
         // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.
         const ctx = noteContext(req, await createContext(deps, authorization, req.ip));
         if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
-        if (c.route.handle) return handleRoute(req, reply, deps, schema, c, ctx);
+        if (c.route.handle) return handleRoute(req, reply, deps, operations, c, ctx);
         const variables = buildVariables(c, req);
-        const { value, problem: refused } = await runDocument(req, c, schema, c.document!, c.rootField, c.bodyVar, variables, ctx);
+        const { value, problem: refused } = await runDocument(req, c, operations, c.document!, c.rootField, c.bodyVar, variables, ctx);
         if (refused) return sendProblem(reply, refused.problem, refused.headers);
         if (c.route.reply) return sendReply(reply, c.route.reply(value, restRequest(req)));
         const status = c.route.status ?? 200;

@@ -6,6 +6,7 @@ const runs = [
   ['writes', { BENCH_SECONDS: '5' }],
   ['dispatch', { BENCH_SECONDS: '5' }],
   ['http', { BENCH_SECONDS: '4' }],
+  ['peer', { BENCH_SECONDS: '3' }],
   ['startup', {}],
   ['batch', {}],
 ];

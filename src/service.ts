@@ -12,7 +12,8 @@ import { deliveryModule } from './webhooks/dispatcher.js';
 import { realtimeModule } from './events/hub.js';
 import { retentionModule } from './events/retention.js';
 import { eventStreamModule } from './events/stream.js';
-import { statusesModule } from './domains/orders/statuses.js';
+import { ordersModule } from './domains/orders/order.module.js';
+import { inventoryModule } from './domains/inventory/inventory.module.js';
 import { purchaseOrderSendModule } from './domains/purchase-orders/purchase-order.send.js';
 import { carrierModule } from './domains/carrier/carrier.poller.js';
 import { paymentsModule } from './domains/payments/payment.reconcile.js';
@@ -41,7 +42,8 @@ export const MODULES: readonly Module[] = [
   realtimeModule,
   retentionModule,
   eventStreamModule,
-  statusesModule,
+  ordersModule,
+  inventoryModule,
   paymentsModule,
   purchaseOrderSendModule,
   carrierModule,

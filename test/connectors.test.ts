@@ -352,3 +352,33 @@ describe('webhooks', () => {
     assert.equal(parsed.price, 19.99);
   });
 });
+
+describe("imports keep to the API's limits", () => {
+  test('a line quantity of 2^31 is refused (lastError says why) and the order list still answers; text is clamped; a corrected update imports', async () => {
+    const s = await activeConnector();
+    const id = shopifyId();
+    const huge = shopifyOrder({ id, updatedAt: new Date(Date.now() - 60_000), lines: [{ title: 'Rug', quantity: 2 ** 31, price: '5000.00' }] });
+    const res = await post(s.storeId, s.connectorId, 'orders/create', huge, { shop: s.shop });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { received: 1, duplicates: 0 });
+    assert.equal(await localOf(s.connectorId, 'order', id), undefined, 'nothing stored');
+    const list = await api('GET', `/v1/stores/${s.storeId}/orders`, { token: s.token });
+    assert.equal(list.status, 200, list.text);
+    assert.equal(list.body.data.length, 0);
+    const connector = (await api('GET', base(s), { token: s.token })).body.data.find((c: any) => c.id === s.connectorId);
+    assert.match(connector.lastError, /items\.0\.quantity: must be 1 to 100000/);
+
+    // An amount above the API's 10^12.
+    const costly = shopifyOrder({ lines: [{ title: 'Rug', quantity: 1, price: '10000000000000.00' }] });
+    assert.equal((await post(s.storeId, s.connectorId, 'orders/create', costly, { shop: s.shop })).status, 200);
+    assert.equal(await localOf(s.connectorId, 'order', costly.id), undefined);
+
+    const fixed = shopifyOrder({ id, lines: [{ title: 'R'.repeat(300), quantity: 3, price: '5000.00' }] });
+    assert.deepEqual((await post(s.storeId, s.connectorId, 'orders/updated', fixed, { shop: s.shop })).body, { received: 1, duplicates: 0 });
+    const local = await localOf(s.connectorId, 'order', id);
+    assert.ok(local);
+    const order = (await api('GET', `/v1/stores/${s.storeId}/orders/${local}`, { token: s.token })).body;
+    assert.deepEqual([order.items[0].name.length, order.items[0].quantity, order.total], [200, 3, 15000]);
+    assert.equal((await api('GET', `/v1/stores/${s.storeId}/orders`, { token: s.token })).status, 200);
+  });
+});

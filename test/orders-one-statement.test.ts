@@ -8,6 +8,7 @@ import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client, ownerWithStore, startTestService, statementsOf, type Api, type TestService } from './helpers.js';
+import { CREATE_FIELDS, ITEM_FIELDS, oneStatementEligible } from '../src/domains/orders/order.one-statement.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 let svc: TestService;
@@ -220,4 +221,36 @@ describe('one-statement order create', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  test('the eligibility is exhaustive: every field of the create input (and of its items) is classified, and each "absent" field sends the order down the general path', async () => {
+    const fieldsOf = async (name: string) => {
+      const res = await api('POST', '/graphql', { body: { query: `{ __type(name: "${name}") { inputFields { name } } }` } });
+      assert.equal(res.status, 200, res.text);
+      return (res.body.data.__type.inputFields as Array<{ name: string }>).map((f) => f.name).sort();
+    };
+    // A field added to OrderCreateInput or OrderItemInput without a place in these lists fails here.
+    assert.deepEqual(Object.keys(CREATE_FIELDS).sort(), await fieldsOf('OrderCreateInput'));
+    assert.deepEqual(Object.keys(ITEM_FIELDS).sort(), await fieldsOf('OrderItemInput'));
+
+    const common = body('Plain');
+    assert.equal(oneStatementEligible(common), true);
+    const samples: Record<string, unknown> = { shippingMethodId: 'shp_x', promoCode: 'SAVE10', landingPageId: 'lp_x' };
+    for (const [field, rule] of Object.entries(CREATE_FIELDS)) {
+      if (rule !== 'absent') continue;
+      assert.ok(field in samples, `a sample value for ${field}`);
+      assert.equal(oneStatementEligible({ ...common, [field]: samples[field] }), false, field);
+    }
+    assert.equal(oneStatementEligible({ ...common, items: [{ name: 'Tea', price: 1 }, { productId: 'prod_x' }] }), false);
+
+    const s = await ownerWithStore(api);
+    assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('First') })).status, 201);
+    const product = await api('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: 'Tea', price: 3.5 } });
+    let named: any;
+    const seen = await statementsOf(svc, async () => {
+      named = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: body('Named', { items: [{ productId: product.body.id, quantity: 1 }] }) });
+    });
+    assert.equal(named.status, 201, named.text);
+    assert.ok(seen.some((q) => /^\s*begin\b/i.test(q)), 'an order naming a product is written in a transaction (the general path)');
+  });
 });
+

@@ -1,12 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { assertProblem, client, memberWithRole, ownerWithStore, type Api, type TestService, startTestService } from './helpers.js';
 import { startFakeChargily, type FakeChargily } from './fakes/chargily.js';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.js';
-import { configurePayments, integrationStatus } from './payment-integration.js';
+import { freePort, integrationStatus, paymentShop, type PaymentShop } from './payment-integration.js';
 import { reconcilePayments } from '../src/domains/payments/payment.reconcile.js';
 import { codRemitted } from '../src/domains/payments/payment.service.js';
 import { systemContext } from '../src/domains/payments/payment-webhook.service.js';
@@ -16,15 +15,6 @@ let svc: TestService;
 let api: Api;
 let chargily: FakeChargily;
 let stripe: FakeStripe;
-
-/** The service hands providers URLs built from SOUK_PUBLIC_URL (default http://HOST:PORT): give it a real port. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 before(async () => {
   chargily = await startFakeChargily();
@@ -38,30 +28,12 @@ after(async () => {
   await stripe.close();
 });
 
-interface Shop {
-  token: string;
-  storeId: string;
-  chargilyKey: string;
-  stripeKey: string;
-  whsec: string;
-}
+type Shop = PaymentShop;
 
 const rand = () => randomBytes(6).toString('hex');
 
 /** A store whose payments integration enables cod, Chargily and Stripe with keys the fakes know. */
-async function shop(providers = ['cod', 'chargily', 'stripe'], defaultMethod?: string): Promise<Shop> {
-  const owner = await ownerWithStore(api);
-  const chargilyKey = `test_sk_${rand()}`;
-  const stripeKey = `sk_test_${rand()}`;
-  const whsec = `whsec_${randomBytes(24).toString('hex')}`;
-  chargily.keys.add(chargilyKey);
-  stripe.accounts.set(stripeKey, { webhookSecret: whsec, webhookUrl: `${svc.url}/v1/stores/${owner.storeId}/payment/webhook` });
-  await configurePayments(svc, owner.storeId, {
-    config: { providers, ...(defaultMethod ? { defaultMethod } : {}) },
-    secrets: { chargilySecretKey: chargilyKey, stripeSecretKey: stripeKey, stripeWebhookSecret: whsec },
-  });
-  return { token: owner.token, storeId: owner.storeId, chargilyKey, stripeKey, whsec };
-}
+const shop = (providers?: string[], defaultMethod?: string) => paymentShop({ svc, api, chargily, stripe }, providers, defaultMethod);
 
 async function newOrder(s: { token: string; storeId: string }, price = 2500): Promise<{ id: string; paymentToken: string; total: number }> {
   const res = await api('POST', `/v1/stores/${s.storeId}/orders`, { token: s.token, body: { customerName: 'Amina', items: [{ name: 'Tea', price, quantity: 1 }] } });

@@ -3,7 +3,7 @@ import { chargilyWebhook, stripeWebhook } from '../../src/domains/payments/payme
 
 const base = '/v1/orders/{orderId}/payment';
 
-export const PAYMENT = 'id orderId provider method amount currency checkoutUrl providerRef status paidAt createdAt updatedAt';
+export const PAYMENT = 'id orderId provider method amount currency checkoutUrl providerRef status paidAt reported { amount currency } createdAt updatedAt';
 export const REFUND = 'id paymentId amount currency reason manual status createdAt updatedAt';
 
 /** `Idempotency-Key` travels as a header; the operation takes it as a variable. */

@@ -1,9 +1,9 @@
 import type { AuthCache, ResolveCaller } from '../core/context.js';
 import { bearerToken, resolveActor, UNKNOWN_TOKEN } from './auth/actor.service.js';
-import { PAYMENT_TOKEN_PREFIX, paymentGrantOf } from './payments/payment-token.js';
+import { PAYMENT_TOKEN_PREFIX, paymentGrantOf } from './orders/payment-token.js';
 
 /**
- * Who presents a bearer token, for every request's context: an order payment token (payments
+ * Who presents a bearer token, for every request's context: an order payment token (the order domain
  * issues it, told apart by its prefix) or an auth token (auth). Composed here, above both domains.
  */
 export function callerResolver(sessionTtlMs: number, cache: AuthCache): ResolveCaller {

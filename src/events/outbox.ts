@@ -88,29 +88,37 @@ export async function recordRealtimeEvent(ctx: Ctx, e: { storeId: string; event:
  * when the write was made; then, only in that case, the sequence row, the event row, a delivery
  * job per subscribed webhook (pg-boss's insert) and the NOTIFY. One round trip where a transaction
  * takes five or six. The sequence row is still the statement's last lock, held to its commit.
+ * The payload is the event's record (and previous record) given, or, with `write.data`, an SQL
+ * expression over the CTEs that builds it (for a write whose previous record only the statement
+ * reads); the committed event carries the payload as stored.
  * Returns null when nothing was written: the caller then takes its general path.
  */
-export async function writeWithEvent(ctx: Ctx, write: { ctes: string; params: unknown[]; written: string }, e: DomainEvent): Promise<CommittedEvent | null> {
+export async function writeWithEvent(
+  ctx: Ctx,
+  write: { ctes: string; params: unknown[]; written: string; data?: string },
+  e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
+): Promise<CommittedEvent | null> {
   if (inTransaction(ctx)) throw new Error('writeWithEvent commits on its own: it cannot join a transaction');
   const { storeId, event } = e;
-  const data = payloadData(storeId, event, e.record, e.previous);
+  if (!write.data && !e.record) throw new Error('writeWithEvent needs the record or an SQL expression of the payload');
+  const data = write.data ? null : payloadData(storeId, event, e.record!, e.previous);
   const now = new Date();
   const timestamp = now.toISOString();
   const deliver = !e.inbound;
   const notify = !ctx.deps.embedded;
-  const [row] = await executePrepared<{ seq: string | number | null; hooks: string | number }>(
+  const [row] = await executePrepared<{ seq: string | number | null; hooks: string | number; data?: Record<string, unknown> }>(
     ctx.em as EntityManager,
     writeWithEventSql(ctx.deps, write, deliver, notify),
     [
       ...write.params,
       storeId,
-      storeId, event, JSON.stringify(data), now,
+      storeId, event, ...(data ? [JSON.stringify(data)] : []), now,
       ...(deliver ? [storeId, event, storeId, event, timestamp] : []),
       ...(notify ? [EVENTS_CHANNEL, storeId] : []),
     ],
   );
   if (row?.seq === null || row?.seq === undefined) return null;
-  const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp, data };
+  const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp, data: data ?? row.data! };
   if (Number(row.hooks) > 0) getQueue(ctx.deps).wake();
   // One process: the in-process emitter is the whole fan-out.
   if (ctx.deps.embedded) eventBus.emit('event', committed);
@@ -120,11 +128,12 @@ export async function writeWithEvent(ctx: Ctx, write: { ctes: string; params: un
 /** The text of a `writeWithEvent` statement: the same for every call with the same CTEs and flags, so built once. */
 const writeWithEventTexts = new WeakMap<Deps, Map<string, string[]>>();
 
-function writeWithEventSql(deps: Deps, write: { ctes: string; written: string }, deliver: boolean, notify: boolean): string {
+function writeWithEventSql(deps: Deps, write: { ctes: string; written: string; data?: string }, deliver: boolean, notify: boolean): string {
   let byCtes = writeWithEventTexts.get(deps);
   if (!byCtes) writeWithEventTexts.set(deps, (byCtes = new Map()));
-  let texts = byCtes.get(write.ctes);
-  if (!texts) byCtes.set(write.ctes, (texts = []));
+  const key = write.data ? `${write.ctes}\n${write.data}` : write.ctes;
+  let texts = byCtes.get(key);
+  if (!texts) byCtes.set(key, (texts = []));
   const slot = (deliver ? 2 : 0) + (notify ? 1 : 0);
   if (texts[slot]) return texts[slot];
   // Each delivery's id is its job's id, drawn once per webhook (a CTE with a volatile function is evaluated once).
@@ -138,11 +147,11 @@ function writeWithEventSql(deps: Deps, write: { ctes: string; written: string },
   texts[slot] = `with ${write.ctes},
           s as (insert into store_event_seqs as q (store_id, seq) select ?, 1 from ${write.written}
                 on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq),
-          e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ?::jsonb, ? from s returning seq)
+          e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ${write.data ?? '?::jsonb'}, ? from s returning seq${write.data ? ', data' : ''})
           ${jobs}
      select (select seq from e) as seq,
             ${notifiedColumn(notify)} as notified,
-            ${deliver ? '(select count(*) from h)' : '0'} as hooks`;
+            ${deliver ? '(select count(*) from h)' : '0'} as hooks${write.data ? ',\n            (select data from e) as data' : ''}`;
   return texts[slot];
 }
 

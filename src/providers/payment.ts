@@ -30,6 +30,10 @@ export interface ProviderCheckout {
   /** Null when the provider's answer says nothing new about the outcome. */
   state: PaymentState | null;
   chargeRef: string | null;
+  /** What the checkout asks for (or took), converted back to minor units of `currency`; null when the answer does not say. */
+  amount: number | null;
+  /** ISO 4217, upper case; null when the answer does not say. */
+  currency: string | null;
 }
 
 export interface RefundRequest {
@@ -51,7 +55,16 @@ export interface ProviderRefund {
 export interface ProviderEvent {
   id: string;
   type: string;
-  checkout?: { ref: string; paymentId: string | null; orderId: string | null; state: PaymentState | null; chargeRef: string | null };
+  checkout?: {
+    ref: string;
+    paymentId: string | null;
+    orderId: string | null;
+    state: PaymentState | null;
+    chargeRef: string | null;
+    /** As in ProviderCheckout: what the provider says the checkout is for, minor units of `currency`. */
+    amount: number | null;
+    currency: string | null;
+  };
   refund?: { ref: string; refundId: string | null; state: RefundState };
 }
 
@@ -67,6 +80,11 @@ export interface PaymentAdapter {
   currencies: readonly string[] | null;
   createCheckout(req: CheckoutRequest, secrets: PaymentSecrets): Promise<ProviderCheckout>;
   retrieve(ref: string, secrets: PaymentSecrets): Promise<ProviderCheckout>;
+  /**
+   * Closes an open checkout so it can no longer be paid; a checkout that is no longer open (paid
+   * meanwhile, already expired) is answered with its current state instead.
+   */
+  expire(ref: string, secrets: PaymentSecrets): Promise<ProviderCheckout>;
   refund(req: RefundRequest, secrets: PaymentSecrets): Promise<ProviderRefund>;
   retrieveRefund(ref: string, secrets: PaymentSecrets): Promise<ProviderRefund>;
   /** The event when the signature (and its age, where signed) checks out; null otherwise. */

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
@@ -16,6 +17,7 @@ import { assertCleanInput } from '../core/input.js';
 import { mapGraphQLError } from '../edge/graphql-errors.js';
 import { sendProblem } from '../edge/http-problem.js';
 import { logRequests, noteContext, requestId } from '../edge/request-log.js';
+import { OperationCache } from '../edge/executor.js';
 import { allowOrigins, carryHeaders } from './cors.js';
 import type { OpenApiPaths } from '../core/module.js';
 
@@ -48,6 +50,26 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   };
 }
 
+
+/**
+ * Apollo executes through compiled operations (executor.ts), cached by document: its gateway
+ * interface is the one place it takes an executor. The schema is ours and never changes.
+ */
+function compiledExecution(schema: GraphQLSchema): GatewayInterface {
+  const operations = new OperationCache(schema);
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    async load() {
+      return {
+        executor: async (rc) => operations.get(rc.document, rc.request.operationName).run(rc.context, rc.request.variables) as never,
+      };
+    },
+    async stop() {},
+  };
+}
 
 export interface HttpServer {
   app: FastifyInstance;
@@ -219,7 +241,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
 
   const apollo = new ApolloServer<Ctx>({
-    schema,
+    gateway: compiledExecution(schema),
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A local Chargily Pay v2 speaking its wire shape: `POST /api/v2/checkouts` (JSON, Bearer secret
- * key) → a checkout with `checkout_url`; `GET /api/v2/checkouts/{id}`. `pay`/`fail` settle a
+ * key) → a checkout with `checkout_url`; `GET /api/v2/checkouts/{id}`; `POST
+ * /api/v2/checkouts/{id}/expire` (a pending checkout expires; an expired one → 400, any other
+ * status → 403). `pay`/`fail` settle a
  * checkout and post the signed event (header `signature` = hex HMAC-SHA256 of the raw body keyed
  * by the secret key) to the checkout's own `webhook_endpoint`.
  */
@@ -39,6 +41,8 @@ export interface FakeChargily {
   checkouts: Map<string, ChargilyCheckout & { key: string }>;
   /** Every create request as received: path, headers, parsed body. */
   requests: Array<{ method: string; path: string; headers: IncomingMessage['headers']; body: any }>;
+  /** Ids of the checkouts an expire call named, in order (whatever the answer). */
+  expired: string[];
   /** The next answers to create calls, e.g. `{status: 500}`; then normal service resumes. */
   failNext: Array<{ status: number; headers?: Record<string, string>; body?: unknown }>;
   /** Milliseconds each create call takes (to widen race windows). */
@@ -59,7 +63,8 @@ export async function startFakeChargily(): Promise<FakeChargily> {
   const keys = new Set<string>();
   const requests: FakeChargily['requests'] = [];
   const sign = (raw: string, key: string) => createHmac('sha256', key).update(raw).digest('hex');
-  const fake = { keys, checkouts, requests, failNext: [], delayMs: 0 } as unknown as FakeChargily;
+  const expired: string[] = [];
+  const fake = { keys, checkouts, requests, expired, failNext: [], delayMs: 0 } as unknown as FakeChargily;
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -109,6 +114,18 @@ export async function startFakeChargily(): Promise<FakeChargily> {
         const { key: _key, ...publicView } = c;
         return json(res, 200, publicView);
       }
+      const expiring = /^\/api\/v2\/checkouts\/([^/]+)\/expire$/.exec(path);
+      if (req.method === 'POST' && expiring) {
+        const c = checkouts.get(expiring[1]);
+        if (!c || c.key !== key) return json(res, 404, { message: 'Not found' });
+        expired.push(c.id);
+        if (c.status === 'expired') return json(res, 400, { message: 'The checkout is already expired.' });
+        if (c.status !== 'pending') return json(res, 403, { message: 'Only a pending checkout can be expired.' });
+        c.status = 'expired';
+        c.updated_at = Math.floor(Date.now() / 1000);
+        const { key: _key, ...publicView } = c;
+        return json(res, 200, publicView);
+      }
       const one = /^\/api\/v2\/checkouts\/([^/]+)$/.exec(path);
       if (req.method === 'GET' && one) {
         const c = checkouts.get(one[1]);
@@ -129,6 +146,7 @@ export async function startFakeChargily(): Promise<FakeChargily> {
   const settle = async (id: string, status: 'paid' | 'failed', deliver: boolean) => {
     const c = checkouts.get(id);
     if (!c) throw new Error(`no checkout ${id}`);
+    if (c.status === 'expired') throw new Error(`checkout ${id} is expired`);
     c.status = status;
     c.updated_at = Math.floor(Date.now() / 1000);
     const { key, ...data } = c;

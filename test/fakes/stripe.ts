@@ -3,7 +3,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local Stripe speaking its wire shape: form-encoded `POST /v1/checkout/sessions` and
+ * A local Stripe speaking its wire shape: form-encoded `POST /v1/checkout/sessions`,
+ * `POST /v1/checkout/sessions/{id}/expire` (open sessions only, else 400) and
  * `POST /v1/refunds` with `Idempotency-Key` (same key + same body → the first answer again;
  * another body → 400 idempotency_error), `GET` of both, amounts in minor units, refunds never
  * above the charge. `pay`/`fail`/`expire` settle a session and post a signed event
@@ -96,6 +97,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         apiKey,
       };
       sessions.set(s.id, s);
+      return { status: 200, body: publicSession(s) };
+    }
+    const expiring = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
+    if (req.method === 'POST' && expiring) {
+      const s = sessions.get(expiring[1]);
+      if (!s || s.apiKey !== apiKey) return { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such checkout.session: '${expiring[1]}'` } } };
+      if (s.status !== 'open') {
+        return { status: 400, body: { error: { type: 'invalid_request_error', message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${s.status}".` } } };
+      }
+      s.status = 'expired';
       return { status: 200, body: publicSession(s) };
     }
     const session = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
@@ -194,6 +205,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     settle(
       sid,
       (s) => {
+        // A customer cannot pay a session that expired (Stripe shows it as expired).
+        if (s.status === 'expired') throw new Error(`session ${sid} is expired`);
         s.status = 'complete';
         s.payment_status = 'paid';
         s.payment_intent = id('pi');

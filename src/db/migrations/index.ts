@@ -13,6 +13,7 @@ import { Migration20261123100000_integrators } from './Migration20261123100000_i
 import { Migration20261124000000_ads } from './Migration20261124000000_ads.js';
 import { Migration20261124100000_auth_notify } from './Migration20261124100000_auth_notify.js';
 import { Migration20261124110000_event_seqs } from './Migration20261124110000_event_seqs.js';
+import { Migration20261126100000_order_money } from './Migration20261126100000_order_money.js';
 
 /** Committed migrations, in order; each runs once, at start. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124000000_ads', class: Migration20261124000000_ads },
   { name: 'Migration20261124100000_auth_notify', class: Migration20261124100000_auth_notify },
   { name: 'Migration20261124110000_event_seqs', class: Migration20261124110000_event_seqs },
+  { name: 'Migration20261126100000_order_money', class: Migration20261126100000_order_money },
 ];

@@ -122,19 +122,13 @@ export function conversionEvent(order: OrderType, trigger: Trigger, eventName: s
 }
 
 /** The triggers an order write reaches: creation, the first confirmation, becoming paid, reaching a fulfilled status. */
-async function reached(tx: TxCtx, w: OrderWrite): Promise<Trigger[]> {
+function reached(w: OrderWrite): Trigger[] {
   if (!w.previous) return ['created'];
   const out: Trigger[] = [];
   if (!w.previous.confirmedAt && w.order.confirmedAt) out.push('confirmed');
   if (w.previous.paymentStatus !== 'paid' && w.order.paymentStatus === 'paid') out.push('paid');
-  if (w.previous.statusId !== w.order.statusId) {
-    let kind = w.statusKind;
-    if (kind === undefined) {
-      const [row] = await (tx.em as EntityManager).execute<Array<{ kind: string }>>('select kind from order_statuses where id = ?', [w.order.statusId]);
-      kind = row?.kind;
-    }
-    if (kind === 'fulfilled') out.push('delivered');
-  }
+  // The order domain names the new status's kind whenever a write changes the status.
+  if (w.previous.statusId !== w.order.statusId && w.statusKind === 'fulfilled') out.push('delivered');
   return out;
 }
 
@@ -154,7 +148,7 @@ declare module '../../core/context.js' {
 export async function queueConversions(tx: TxCtx, w: OrderWrite): Promise<void> {
   const capi = tx.deps.conversions?.get(w.storeId);
   if (!capi || w.inbound) return;
-  const triggers = (await reached(tx, w)).filter((t) => capi.eventMap[t]);
+  const triggers = reached(w).filter((t) => capi.eventMap[t]);
   if (!triggers.length) return;
   const now = new Date();
   const em = tx.em as EntityManager;

@@ -6,8 +6,7 @@ import { toMajor, toMinor } from '../../core/money.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { CarrierError, type CarrierParcelRequest, type CarrierParcelState, type CarrierWilaya, type CreateOutcome } from '../../providers/carrier.js';
-import { Order, OrderStatus } from '../orders/order.entity.js';
-import { changeOrder, moveAllowed, setStatus } from '../orders/order.service.js';
+import { applyFulfillment, lockForFulfillment, lockOrdersForShipping, type ShippableOrder } from '../orders/order.fulfillment.js';
 import { codRemitted } from '../payments/payment.service.js';
 import { wilayaCode } from '../integrations/integration.kinds.js';
 import { callCarrier, carrierCommunes, carrierFailure, carrierWilayas, requireCarrier, type CarrierHandle } from './carrier.client.js';
@@ -90,9 +89,7 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
     news.tracking ? [handle.storeId, handle.provider, news.tracking, news.orderId ?? ''] : [handle.storeId, handle.provider, news.orderId ?? ''],
   );
   if (!found) return 'unknown';
-  const target = news.status ? handle.statusMap[news.status] : undefined;
-  const status = target ? await em.findOne(OrderStatus, { storeId: handle.storeId, slug: target }, { lockMode: LockMode.PESSIMISTIC_READ }) : null;
-  const order = await em.findOne(Order, { id: found.order_id, storeId: handle.storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const order = await lockForFulfillment(tx, handle.storeId, found.order_id, news.status ? handle.statusMap[news.status] : null);
   const parcel = await em.findOne(Parcel, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!parcel) return 'unknown';
   const now = new Date();
@@ -122,24 +119,11 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
   await em.flush();
 
   if (order && shown) {
-    const fromKind = status ? (await em.findOne(OrderStatus, { id: order.statusId }))?.kind : undefined;
-    const statusMoves = !!status && parcel.status !== before.status && status.id !== order.statusId && moveAllowed(fromKind, status);
     const fulfillment = { parcelId: parcel.id, tracking: parcel.tracking, status: parcel.status, labelUrl: parcel.labelUrl };
-    try {
-      await changeOrder(tx, order, (o) => {
-        o.fulfillment = fulfillment;
-        if (statusMoves) setStatus(o, status!);
-      });
-    } catch (err) {
-      // The order service refused the move (409, e.g. stock): the parcel's news still reaches the order.
-      if (!statusMoves || !(err instanceof AppError && err.code === 'CONFLICT')) throw err;
-      await changeOrder(tx, order, (o) => {
-        o.fulfillment = fulfillment;
-      });
-    }
+    await applyFulfillment(tx, order, { fulfillment, moveStatus: parcel.status !== before.status });
   }
   // The carrier remitted the cash it collected: the order's cash-on-delivery payment is paid.
-  if (order && parcel.paymentStatus === 'paid' && before.paymentStatus !== 'paid' && parcel.codAmount > 0) await codRemitted(tx, order.id);
+  if (order && parcel.paymentStatus === 'paid' && before.paymentStatus !== 'paid' && parcel.codAmount > 0) await codRemitted(tx, order.orderId, parcel.codAmount);
   return changed ? 'applied' : 'unchanged';
 }
 
@@ -180,13 +164,13 @@ function splitName(name: string): { first: string; last: string } {
   return { first: parts[0], last: parts.slice(1).join(' ') || parts[0] };
 }
 
-function productList(order: Order): string {
+function productList(order: ShippableOrder): string {
   const text = order.items.map((i) => (i.quantity > 1 ? `${i.name} x${i.quantity}` : i.name)).join(', ');
   return (text || `Order ${order.id}`).slice(0, 250);
 }
 
 /** Who and where, from the request over the order; refuses what a carrier cannot ship. */
-function recipientOf(order: Order, req: SendRequest, wilayas: Map<number, CarrierWilaya>): { recipient: ParcelRecipient; deliveryType: string; stopDeskId: string | null } {
+function recipientOf(order: ShippableOrder, req: SendRequest, wilayas: Map<number, CarrierWilaya>): { recipient: ParcelRecipient; deliveryType: string; stopDeskId: string | null } {
   const r = req.recipient ?? {};
   const addr = order.shippingAddress;
   const phone = r.phone ?? order.customerPhone;
@@ -216,10 +200,8 @@ async function claim(ctx: Ctx, handle: CarrierHandle, requests: SendRequest[], w
   return transaction(ctx, async (tx) => {
     const em = tx.em;
     const ids = requests.map((r) => r.orderId);
-    const orders = await em.find(Order, { storeId: handle.storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
-    const kinds = new Map((await em.find(OrderStatus, { storeId: handle.storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
+    const byOrder = await lockOrdersForShipping(tx, handle.storeId, ids);
     const live = await em.find(Parcel, { orderId: { $in: ids }, status: { $nin: FINAL_PARCEL_STATUSES } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
-    const byOrder = new Map(orders.map((o) => [o.id, o]));
     const liveByOrder = new Map(live.map((p) => [p.orderId, p]));
     const now = new Date();
     const claims: Claim[] = [];
@@ -227,7 +209,7 @@ async function claim(ctx: Ctx, handle: CarrierHandle, requests: SendRequest[], w
       try {
         const order = byOrder.get(req.orderId);
         if (!order) throw refuse('NOT_FOUND', 'No such order', 'orderId');
-        const kind = kinds.get(order.statusId);
+        const kind = order.statusKind;
         if (kind && UNSHIPPABLE_KINDS.has(kind)) throw refuse('CONFLICT', `A ${kind} order cannot be shipped`);
         const existing = liveByOrder.get(order.id);
         if (existing) {
@@ -240,8 +222,8 @@ async function claim(ctx: Ctx, handle: CarrierHandle, requests: SendRequest[], w
         }
         if (order.currency !== 'DZD') throw refuse('VALIDATION_FAILED', `The carrier collects DZD only; this order is in ${order.currency}`, 'orderId');
         const { recipient, deliveryType, stopDeskId } = recipientOf(order, req, wilayas);
-        // Nothing to collect for an order paid online.
-        const codAmount = order.paymentStatus === 'paid' ? 0 : order.total;
+        // The courier collects what is still due (nothing for an order paid online).
+        const codAmount = order.due;
         const parcel = em.create(Parcel, {
           storeId: handle.storeId,
           orderId: order.id,

@@ -8,7 +8,7 @@ import { ConnectorError, type RemoteOrder, type RemoteProduct } from '../../prov
 import { systemContext } from '../carrier/carrier.client.js';
 import { pruneStates } from '../integrations/oauth-state.js';
 import { configuredConnector, findConnector, IMPORT_QUEUE, type ConnectorRow } from './connector.service.js';
-import { applyRemoteOrder, applyRemoteProduct } from './connector.sync.js';
+import { applyRemoteOrder, applyRemoteProduct, type Outcome } from './connector.sync.js';
 
 export const MAINTENANCE_QUEUE = 'connector-maintenance';
 /** Hourly: spent OAuth states and old provider event ids go. */
@@ -42,7 +42,9 @@ export async function importConnector(deps: Deps, connectorId: string): Promise<
   if (!provider || !connector) return { products: 0, orders: 0 };
   const token = decryptSecret(deps.config.secretKey, connector.token_enc!);
   const counts = { products: 0, orders: 0 };
-  const run = async <T>(fetch: (cursor: string | null) => Promise<{ data: T[]; nextCursor: string | null }>, apply: (tx: Parameters<typeof applyRemoteProduct>[0], c: ConnectorRow, r: T) => Promise<unknown>) => {
+  // A record the order domain refused leaves its reason in lastError (the import goes on).
+  let refused = false;
+  const run = async <T>(fetch: (cursor: string | null) => Promise<{ data: T[]; nextCursor: string | null }>, apply: (tx: Parameters<typeof applyRemoteProduct>[0], c: ConnectorRow, r: T) => Promise<Outcome>) => {
     let cursor: string | null = null;
     let n = 0;
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -51,7 +53,7 @@ export async function importConnector(deps: Deps, connectorId: string): Promise<
         await lockStore(tx, connector.store_id);
         const current = await findConnector(tx, connector.store_id, connector.id, { lock: true });
         if (!current || current.status !== 'active') return;
-        for (const r of res.data) await apply(tx, current, r);
+        for (const r of res.data) if ((await apply(tx, current, r)) === 'refused') refused = true;
       });
       n += res.data.length;
       if (!res.nextCursor) break;
@@ -69,7 +71,7 @@ export async function importConnector(deps: Deps, connectorId: string): Promise<
     }
     throw err;
   }
-  await sql(ctx).execute('update connectors set imported_at = ?, last_error = null where id = ?', [new Date(), connectorId]);
+  await sql(ctx).execute('update connectors set imported_at = ?, last_error = case when ? then last_error end where id = ?', [new Date(), refused, connectorId]);
   return counts;
 }
 

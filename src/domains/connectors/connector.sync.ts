@@ -1,15 +1,11 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../core/errors.js';
-import { decimalTextToMinor, isCurrency, lineMinor, sumMinor, toMajor } from '../../core/money.js';
+import { decimalTextToMinor, toMajor } from '../../core/money.js';
 import type { TxCtx } from '../../core/tx.js';
-import { recordEvent } from '../../events/outbox.js';
 import { slugify } from '../../lib/slug.js';
 import type { ConnectorEvent, RemoteOrder, RemoteProduct } from '../../providers/connector.js';
-import { Order, OrderStatus, type OrderItem } from '../orders/order.entity.js';
-import { orderWritten } from '../orders/order.hooks.js';
-import { changeOrder, deleteOrder, lockOrder, orderView, setStatus } from '../orders/order.service.js';
-import { initialStatus } from '../orders/statuses.js';
+import { deleteOrder } from '../orders/order.service.js';
+import { upsertImportedOrder } from '../orders/order.import.js';
 import { createProduct, deleteProduct, updateProduct } from '../products/product.service.js';
 import { storeCurrency } from '../stores/currency.js';
 import type { ConnectorRow } from './connector.service.js';
@@ -22,7 +18,7 @@ import type { ConnectorRow } from './connector.service.js';
  */
 
 type Resource = 'product' | 'order';
-export type Outcome = 'created' | 'updated' | 'stale' | 'deleted' | 'ignored';
+export type Outcome = 'created' | 'updated' | 'stale' | 'deleted' | 'ignored' | 'refused';
 
 interface Link {
   local_id: string;
@@ -92,74 +88,38 @@ export async function applyRemoteProduct(tx: TxCtx, connector: ConnectorRow, p: 
   return link && existing ? 'updated' : 'created';
 }
 
-function minor(text: string, currency: string, what: string): number {
-  const v = decimalTextToMinor(text, currency);
-  if (v === null) throw new AppError('BAD_REQUEST', `The remote order's ${what} is not an amount`);
-  return v;
-}
-
-/** The first status of a kind, share-locked (the order of locks of every status move). */
-function statusOfKind(tx: TxCtx, storeId: string, kind: string): Promise<OrderStatus | null> {
-  return tx.em.findOne(OrderStatus, { storeId, kind }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ });
-}
-
 /**
  * Remote orders name no local product: the shop keeps its own stock (mirrored by product
  * updates), so an imported order never moves Souk stock. A remote cancel or fulfilment moves the
  * order to the store's first status of that kind; an open remote order keeps its local status.
+ * The order domain applies the API's limits: an order it refuses is skipped, and the refusal
+ * becomes the connector's `lastError`.
  */
 export async function applyRemoteOrder(tx: TxCtx, connector: ConnectorRow, o: RemoteOrder): Promise<Outcome> {
-  const storeId = connector.store_id;
   const link = await linkOf(tx, connector.id, 'order', o.remoteId);
   if (isStale(link, o.updatedAt)) return 'stale';
-  const currency = o.currency && isCurrency(o.currency) ? o.currency : await storeCurrency(tx, storeId);
-  const items: OrderItem[] = o.items.map((i) => ({ productId: null, name: i.name.slice(0, 200), quantity: i.quantity, price: Math.max(0, minor(i.price, currency, 'item price')) }));
-  const shippingCost = Math.max(0, minor(o.shippingCost, currency, 'shipping'));
-  const discount = Math.max(0, minor(o.discount, currency, 'discount'));
-  const total = Math.max(0, sumMinor(items.map((i) => lineMinor(i.price, i.quantity))) + shippingCost - discount);
-  const block = marker(connector, o.remoteId, o.updatedAt);
-  const target = o.kind ? await statusOfKind(tx, storeId, o.kind) : null;
-  const address = o.shippingAddress ? { ...o.shippingAddress, communeId: null } : null;
-  const current = link ? await tx.em.findOne(Order, { id: link.local_id, storeId }) : null;
-  if (link && current) {
-    const order = await lockOrder(tx, storeId, link.local_id);
-    await changeOrder(
-      tx,
-      order,
-      (x) => {
-        Object.assign(x, { customerName: o.customerName.slice(0, 200), customerPhone: o.customerPhone, items, currency, shippingCost, discount, total, paymentStatus: o.paymentStatus });
-        x.shippingAddress = address;
-        x.metadata = withMarker(x.metadata, block);
-        if (target && target.id !== x.statusId) setStatus(x, target);
-      },
-      { inbound: true, statusKind: target && target.id !== current.statusId ? target.kind : undefined },
-    );
-    await saveLink(tx, connector.id, 'order', o.remoteId, order.id, o.updatedAt);
-    return 'updated';
+  let written: { id: string; created: boolean };
+  try {
+    written = await upsertImportedOrder(tx, connector.store_id, link?.local_id ?? null, {
+      customerName: o.customerName,
+      customerPhone: o.customerPhone,
+      currency: o.currency,
+      items: o.items,
+      shippingCost: o.shippingCost,
+      discount: o.discount,
+      shippingAddress: o.shippingAddress,
+      paymentStatus: o.paymentStatus,
+      kind: o.kind,
+      marker: marker(connector, o.remoteId, o.updatedAt),
+    });
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'VALIDATION_FAILED')) throw err;
+    const message = `Order ${o.name ?? o.remoteId} was not imported: ${err.message}`;
+    await sql(tx).execute('update connectors set last_error = ?, updated_at = ? where id = ?', [message.slice(0, 500), new Date(), connector.id]);
+    return 'refused';
   }
-  const status = target ?? (await initialStatus(tx, storeId));
-  const order = tx.em.create(Order, {
-    storeId,
-    currency,
-    customerName: o.customerName.slice(0, 200),
-    customerPhone: o.customerPhone,
-    items,
-    shippingAddress: address,
-    shippingCost,
-    discount,
-    total,
-    paymentStatus: o.paymentStatus,
-    statusId: status.id,
-    status: status.slug,
-    metadata: { connector: block },
-  });
-  setStatus(order, status);
-  await tx.em.flush();
-  const view = orderView(order);
-  await recordEvent(tx, { storeId, event: 'orderCreated', record: view, inbound: true });
-  await orderWritten(tx, { storeId, order: view, previous: null, statusKind: status.kind, inbound: true });
-  await saveLink(tx, connector.id, 'order', o.remoteId, order.id, o.updatedAt);
-  return 'created';
+  await saveLink(tx, connector.id, 'order', o.remoteId, written.id, o.updatedAt);
+  return written.created ? 'created' : 'updated';
 }
 
 /** A remote delete removes the local record it created (if the merchant has not already). */

@@ -14,7 +14,8 @@ import type {
   WarehouseType,
   WarehouseUpdateInput,
 } from './inventory.types.js';
-import { defaultWarehouseId, lockProducts, moveStock, seedFirstWarehouse } from './stock.service.js';
+import { defaultWarehouseId, moveStock, seedFirstWarehouse } from './stock.service.js';
+import { lockStockedProducts } from '../products/product.stock.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
@@ -241,7 +242,7 @@ export async function listMovements(
 export async function adjustInventory(ctx: Ctx, storeId: string, input: InventoryAdjustInput): Promise<InventoryLevelType> {
   if ((input.delta == null) === (input.onHand == null)) throw invalid('delta', 'give exactly one of delta and onHand');
   return transaction(ctx, async (tx) => {
-    const [product] = await lockProducts(tx, storeId, [input.productId]);
+    const [product] = await lockStockedProducts(tx, storeId, [input.productId]);
     if (!product) throw invalid('productId', 'no such product in this store');
     let warehouseId: string | null;
     if (input.warehouseId) {

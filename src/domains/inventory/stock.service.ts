@@ -1,13 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Product } from '../products/product.entity.js';
-import { productView } from '../products/product.service.js';
 import type { ProductType } from '../products/product.types.js';
-import type { Order, OrderItem } from '../orders/order.entity.js';
-import { storeCurrency } from '../stores/currency.js';
+import { addToStock, lockStockedProducts } from '../products/product.stock.js';
+import type { ProductStockSet } from '../products/product.hooks.js';
+import { holdsStock } from '../orders/statuses.js';
+import type { OrderBatch, OrderChange, OrderLine, StatusKindMove } from '../orders/order.hooks.js';
 import { conflict } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import type { TxCtx } from '../../core/tx.js';
-import { recordEvent } from '../../events/outbox.js';
 import { newId } from '../../lib/ids.js';
 
 /**
@@ -16,10 +15,6 @@ import { newId } from '../../lib/ids.js';
  * `products.stock` stays the sum of the product's levels when the store has warehouses, each
  * change is a movement in the ledger, and each product changed emits one productUpdated.
  */
-
-/** An order holds stock while the kind of its status is one of these (CONTRACT-2 §9). */
-export const HOLDING_KINDS: ReadonlySet<string> = new Set(['confirmed', 'other', 'fulfilled']);
-export const holdsStock = (kind: string | null | undefined): boolean => kind != null && HOLDING_KINDS.has(kind);
 
 export type StockReason = 'order' | 'purchase_order' | 'adjustment';
 
@@ -38,13 +33,6 @@ export interface StockMove {
   enforce: boolean;
 }
 
-interface ProductRow {
-  id: string;
-  name: string;
-  stock: number;
-  allow_backorder: boolean;
-}
-
 const sqlOf = (ctx: Ctx) => ctx.em as EntityManager;
 
 /** The store's default warehouse, share-locked so it is not deleted under this transaction. */
@@ -56,13 +44,6 @@ export async function defaultWarehouseId(ctx: Ctx, storeId: string): Promise<str
 export async function storeHasWarehouses(ctx: Ctx, storeId: string): Promise<boolean> {
   const [row] = await sqlOf(ctx).execute<Array<{ n: number }>>('select count(*)::int as n from warehouses where store_id = ?', [storeId]);
   return row.n > 0;
-}
-
-/** Locks the store's products with these ids, in id order; returns the rows found. */
-export async function lockProducts(tx: TxCtx, storeId: string, ids: Iterable<string>): Promise<Array<Record<string, unknown> & ProductRow>> {
-  const sorted = [...new Set(ids)].sort();
-  if (!sorted.length) return [];
-  return sqlOf(tx).execute(`select * from products where store_id = ? and id in (?) order by id for update`, [storeId, sorted]);
 }
 
 async function insertMovements(tx: TxCtx, storeId: string, warehouseId: string | null, reason: StockReason, lines: StockLine[], at: Date): Promise<void> {
@@ -92,7 +73,7 @@ export async function moveStock(tx: TxCtx, storeId: string, lines: StockLine[], 
   const live = lines.filter((l) => l.delta !== 0);
   const net = new Map<string, number>();
   for (const l of live) net.set(l.productId, (net.get(l.productId) ?? 0) + l.delta);
-  const rows = await lockProducts(tx, storeId, net.keys());
+  const rows = await lockStockedProducts(tx, storeId, net.keys());
   if (!rows.length) return new Map();
   const em = sqlOf(tx);
   const warehouseId = move.warehouseId === undefined ? await defaultWarehouseId(tx, storeId) : move.warehouseId;
@@ -107,8 +88,8 @@ export async function moveStock(tx: TxCtx, storeId: string, lines: StockLine[], 
   if (move.enforce) {
     for (const r of rows) {
       const d = net.get(r.id)!;
-      if (d >= 0 || r.allow_backorder) continue;
-      const available = warehouseId ? (levels.get(r.id) ?? 0) : Number(r.stock);
+      if (d >= 0 || r.allowBackorder) continue;
+      const available = warehouseId ? (levels.get(r.id) ?? 0) : r.stock;
       if (available + d < 0) throw conflict(`Not enough stock of "${r.name}" (${r.id}): ${available} available, ${-d} needed`);
     }
   }
@@ -117,30 +98,14 @@ export async function moveStock(tx: TxCtx, storeId: string, lines: StockLine[], 
   const at = new Date();
   if (warehouseId) await addToLevels(tx, storeId, warehouseId, new Map(changed.map((r) => [r.id, net.get(r.id)!])), at);
   await insertMovements(tx, storeId, warehouseId, move.reason, live.filter((l) => known.has(l.productId)), at);
-  const after = new Map<string, ProductType>();
-  if (!changed.length) return after;
-  const updated = await em.execute<Array<Record<string, unknown> & { id: string }>>(
-    `update products p set stock = p.stock + v.delta, updated_at = ?
-       from (values ${changed.map(() => '(?::text, ?::int)').join(', ')}) v(id, delta)
-      where p.id = v.id returning p.*`,
-    [at, ...changed.flatMap((r) => [r.id, net.get(r.id)!])],
-  );
-  const currency = await storeCurrency(tx, storeId);
-  const newRows = new Map(updated.map((r) => [r.id, r]));
-  for (const old of changed) {
-    const previous = productView(em.map(Product, old), currency);
-    const view = productView(em.map(Product, newRows.get(old.id)!), currency);
-    after.set(old.id, view);
-    await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous });
-  }
-  return after;
+  return addToStock(tx, storeId, new Map(changed.map((r) => [r.id, net.get(r.id)!])), at);
 }
 
 /** What an order's stock looks like on each side of a change: its items, or null while it holds none. */
 export interface HeldChange {
   orderId: string;
-  before: OrderItem[] | null;
-  after: OrderItem[] | null;
+  before: readonly OrderLine[] | null;
+  after: readonly OrderLine[] | null;
 }
 
 /** Gives back what the orders held and takes what they hold now, per product, in one move. */
@@ -155,57 +120,41 @@ export async function stockFollowsOrders(tx: TxCtx, storeId: string, changes: He
   if (lines.length) await moveStock(tx, storeId, lines, { reason: 'order', enforce: true });
 }
 
-async function statusKinds(tx: TxCtx, ids: string[]): Promise<Map<string, string>> {
-  const rows = await sqlOf(tx).execute<Array<{ id: string; kind: string }>>('select id, kind from order_statuses where id in (?)', [[...new Set(ids)]]);
-  return new Map(rows.map((r) => [r.id, r.kind]));
-}
-
-/** After an order's status or items changed in memory: moves the stock the change implies. */
-export async function stockFollowsOrder(tx: TxCtx, order: Order, prior: { statusId: string; items: OrderItem[] }): Promise<void> {
-  if (prior.statusId === order.statusId && prior.items === order.items) return;
-  const kinds = await statusKinds(tx, [prior.statusId, order.statusId]);
-  const before = holdsStock(kinds.get(prior.statusId)) ? prior.items : null;
-  const after = holdsStock(kinds.get(order.statusId)) ? order.items : null;
+/** The order domain's `beforeOrderChange`: moves the stock the change implies (409 when short). */
+export async function stockFollowsOrderChange(tx: TxCtx, c: OrderChange): Promise<void> {
+  const before = holdsStock(c.fromKind) ? c.itemsBefore : null;
+  const after = holdsStock(c.toKind) ? c.itemsAfter : null;
   if (!before && !after) return;
-  await stockFollowsOrders(tx, order.storeId, [{ orderId: order.id, before, after }]);
+  await stockFollowsOrders(tx, c.storeId, [{ orderId: c.orderId, before, after }]);
 }
 
 /**
- * Every order of a status changes kind at once (its orders move to a status of another kind,
- * or the status's own kind changes): their stock follows, with the orders locked in id order.
+ * The order domain's `beforeStatusKindMove`: every order of a status changes kind at once, and
+ * their stock follows (the orders locked in id order, read only when holding changes).
  */
-export async function stockFollowsStatusKind(tx: TxCtx, storeId: string, statusId: string, fromKind: string | null | undefined, toKind: string): Promise<void> {
-  const held = holdsStock(fromKind);
-  if (held === holdsStock(toKind)) return;
-  const orders = await sqlOf(tx).execute<Array<{ id: string; items: OrderItem[] }>>(
-    'select id, items from orders where store_id = ? and status_id = ? order by id for update',
-    [storeId, statusId],
-  );
-  await stockFollowsOrders(tx, storeId, orders.map((o) => ({ orderId: o.id, before: held ? o.items : null, after: held ? null : o.items })));
+export async function stockFollowsStatusKind(tx: TxCtx, move: StatusKindMove): Promise<void> {
+  const held = holdsStock(move.fromKind);
+  if (held === holdsStock(move.toKind)) return;
+  const orders = await move.orders();
+  await stockFollowsOrders(tx, move.storeId, orders.map((o) => ({ orderId: o.id, before: held ? o.items : null, after: held ? null : o.items })));
 }
 
-/** Orders moving from a status to another: reads the source's kind first. */
-export async function stockFollowsStatusMove(tx: TxCtx, storeId: string, fromStatusId: string, toKind: string): Promise<void> {
-  const kinds = await statusKinds(tx, [fromStatusId]);
-  await stockFollowsStatusKind(tx, storeId, fromStatusId, kinds.get(fromStatusId), toKind);
-}
-
-/** Locks every product the orders name, in id order, before a batch moves them one by one. */
-export async function lockProductsOfOrders(tx: TxCtx, storeId: string, orders: Array<Pick<Order, 'items'>>): Promise<void> {
-  await lockProducts(tx, storeId, orders.flatMap((o) => o.items.flatMap((i) => (i.productId ? [i.productId] : []))));
+/** The order domain's `beforeOrderBatch`: every product the batch may move, locked up front in id order. */
+export async function lockProductsOfOrders(tx: TxCtx, batch: OrderBatch): Promise<void> {
+  await lockStockedProducts(tx, batch.storeId, batch.orders.flatMap((o) => o.items.flatMap((i) => (i.productId ? [i.productId] : []))));
 }
 
 /**
  * A product's stock set by a product write (create or edit): the default warehouse absorbs the
  * difference and the ledger records it as an adjustment. Events are the product write's own.
  */
-export async function stockFollowsProductWrite(tx: TxCtx, product: Pick<Product, 'id' | 'storeId' | 'stock'>, previousStock: number): Promise<void> {
-  const delta = product.stock - previousStock;
+export async function stockFollowsProductWrite(tx: TxCtx, set: ProductStockSet): Promise<void> {
+  const delta = set.stock - set.previousStock;
   if (!delta) return;
   const at = new Date();
-  const warehouseId = await defaultWarehouseId(tx, product.storeId);
-  if (warehouseId) await addToLevels(tx, product.storeId, warehouseId, new Map([[product.id, delta]]), at);
-  await insertMovements(tx, product.storeId, warehouseId, 'adjustment', [{ productId: product.id, delta, refId: null }], at);
+  const warehouseId = await defaultWarehouseId(tx, set.storeId);
+  if (warehouseId) await addToLevels(tx, set.storeId, warehouseId, new Map([[set.productId, delta]]), at);
+  await insertMovements(tx, set.storeId, warehouseId, 'adjustment', [{ productId: set.productId, delta, refId: null }], at);
 }
 
 /**

@@ -30,7 +30,7 @@ export class Order {
   [OptionalProps]?:
     | 'id' | 'customerPhone' | 'rejectReason' | 'metadata' | 'createdAt' | 'updatedAt' | 'currency' | 'shippingAddress' | 'shippingMethodId'
     | 'shippingType' | 'shippingCost' | 'promoCode' | 'discount' | 'fulfillment' | 'paymentStatus' | 'paymentMethod' | 'confirmedAt'
-    | 'landingPageId' | 'paymentTokenHash';
+    | 'landingPageId' | 'paymentTokenHash' | 'amountPaid';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('ord');
@@ -76,9 +76,13 @@ export class Order {
   @Property({ type: 'json', nullable: true })
   fulfillment: Fulfillment | null = null;
 
-  /** `unpaid`, `pending`, `paid`, `partially_refunded` or `refunded`. */
+  /** `unpaid`, `pending`, `partially_paid`, `paid`, `partially_refunded` or `refunded` (order.money.ts). */
   @Property({ type: 'string' })
   paymentStatus: string = 'unpaid';
+
+  /** What the order's payments collected, minor units (the payment domain reports it; see order.money.ts). */
+  @Property({ type: moneyColumn() })
+  amountPaid: number = 0;
 
   @Property({ type: 'string', nullable: true })
   paymentMethod: string | null = null;

@@ -1,114 +1,23 @@
 import { ForeignKeyConstraintViolationException, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus, type OrderItem } from './order.entity.js';
-import type { OrderCreateInput, OrderItemInput, OrderType, OrderUpdateInput } from './order.types.js';
+import type { OrderCreateInput, OrderType, OrderUpdateInput } from './order.types.js';
 import type { ApplyManyResult, OrderApplyManyInput } from './status.types.js';
-import { Product } from '../products/product.entity.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { inTransaction, isRetryable, lockStore, transaction, type TxCtx } from '../../core/tx.js';
-import { isInbound, recordEvent, recordEvents, writeWithEvent } from '../../events/outbox.js';
-import { insertSelect } from '../../db/insert.js';
-import { orderWritten } from './order.hooks.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { isInbound, recordEvent, recordEvents } from '../../events/outbox.js';
+import { beforeOrderBatch, beforeOrderChange, beforeStatusKindMove, orderRepriced, orderWritten } from './order.hooks.js';
+import { CONFIRMED_KINDS, holdsStock, moveAllowed } from './statuses.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/dates.js';
-import { lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
-import { holdsStock, lockProductsOfOrders, stockFollowsOrder, stockFollowsStatusMove } from '../inventory/stock.service.js';
+import { amountDue, repricedStatus, totalOf } from './order.money.js';
 import { redeemPromo } from '../promos/promo.service.js';
-import { orderShippingCost } from '../shipping/shipping.service.js';
-import { newPaymentToken } from '../payments/payment-token.js';
 import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
 import { patchedMetadata } from '../../lib/json.js';
-
-/** The order as REST, GraphQL and event payloads show it: amounts in major units of its currency. */
-export function orderView(o: Order): OrderType {
-  const major = (minor: number) => toMajor(minor, o.currency);
-  return {
-    id: o.id,
-    storeId: o.storeId,
-    customerName: o.customerName,
-    customerPhone: o.customerPhone,
-    items: o.items.map((i) => ({ productId: i.productId, name: i.name, quantity: i.quantity, price: major(i.price) })),
-    total: major(o.total),
-    currency: o.currency,
-    status: o.status,
-    statusId: o.statusId,
-    rejectReason: o.rejectReason,
-    shippingAddress: o.shippingAddress,
-    shippingMethodId: o.shippingMethodId,
-    shippingType: o.shippingType,
-    shippingCost: major(o.shippingCost),
-    promoCode: o.promoCode,
-    discount: major(o.discount),
-    fulfillment: o.fulfillment,
-    paymentStatus: o.paymentStatus,
-    paymentMethod: o.paymentMethod,
-    confirmedAt: o.confirmedAt ? o.confirmedAt.toISOString() : null,
-    landingPageId: o.landingPageId,
-    metadata: o.metadata,
-    createdAt: o.createdAt.toISOString(),
-    updatedAt: o.updatedAt.toISOString(),
-  };
-}
-
-/** Items name products of the store or carry their own name and price; one query for all products. */
-async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: OrderItemInput[], path: string): Promise<OrderItem[]> {
-  const ids = [...new Set(items.map((i) => i.productId).filter((id): id is string => !!id))];
-  // Share-locked: a product is not deleted under an order that names it.
-  const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ }) : [];
-  const byId = new Map(products.map((p) => [p.id, p]));
-  return items.map((item, i) => {
-    const product = item.productId ? byId.get(item.productId) : undefined;
-    if (item.productId && !product) throw invalid(`${path}.${i}.productId`, 'no such product in this store');
-    const name = item.name ?? product?.name;
-    if (!name) throw invalid(`${path}.${i}.name`, 'is required without a productId');
-    if ((item.price === undefined || item.price === null) && !product) throw invalid(`${path}.${i}.price`, 'is required without a productId');
-    const price = item.price !== undefined && item.price !== null ? toMinor(item.price, currency, `${path}.${i}.price`) : product!.price;
-    return { productId: item.productId ?? null, name, quantity: item.quantity ?? 1, price };
-  });
-}
-
-/** Items + shipping − discount, exact in minor units. */
-export const itemsTotal = (items: OrderItem[]) => sumMinor(items.map((i) => lineMinor(i.price, i.quantity)));
-const totalOf = (order: Pick<Order, 'items' | 'shippingCost' | 'discount'>) => Math.max(0, itemsTotal(order.items) + order.shippingCost - order.discount);
-
-interface NewOrderDefaults {
-  currency: string;
-  statusId: string;
-  status: string;
-}
-
-/**
- * The store's currency and the status a new order takes (the first of kind `new` by position),
- * in one select (bindings: storeId). The status row is locked FOR KEY SHARE, the weakest lock that
- * every status write (which takes the list FOR UPDATE) waits for: a rename or delete of it waits for
- * the order to commit and then moves it too. The order's foreign key takes the same lock, so the
- * transaction holds one lock mode on the row, not two (each extra mode is a MultiXact member).
- */
-const NEW_ORDER_DEFAULTS = `select s.currency, st.id as status_id, st.slug
-   from stores s
-   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true
-  where s.id = ?`;
-
-/**
- * What the last general create of each store read: a guess the one-statement create checks in
- * its own statement (a wrong guess writes nothing and the general path runs), so it needs no
- * invalidation. Bounded: cleared when it grows past this many stores.
- */
-const lastDefaults = new Map<string, NewOrderDefaults>();
-const LAST_DEFAULTS_MAX = 10_000;
-
-async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewOrderDefaults> {
-  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(NEW_ORDER_DEFAULTS, [storeId]);
-  if (!row) throw notFound('store');
-  if (!row.status_id || !row.slug) throw new Error(`store ${storeId} has no status of kind new`);
-  tx.storeCurrencies ??= new Map();
-  tx.storeCurrencies.set(storeId, row.currency);
-  const defaults = { currency: row.currency, statusId: row.status_id, status: row.slug };
-  if (lastDefaults.size >= LAST_DEFAULTS_MAX) lastDefaults.clear();
-  lastDefaults.set(storeId, defaults);
-  return defaults;
-}
+import { newOrder, newOrderDefaults, resolveItems } from './order.new.js';
+import { createOrderInOneStatement } from './order.one-statement.js';
+import { orderView } from './order.view.js';
 
 /**
  * A new order takes no store-wide lock: it reads what it needs (locking the status and share-locking the
@@ -127,100 +36,24 @@ export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateI
   }
 }
 
-/** The order as the input describes it, with what the store decides (its currency and first status). */
-async function newOrder(ctx: Ctx, storeId: string, d: NewOrderDefaults, input: OrderCreateInput) {
-  const { currency, statusId, status } = d;
-  const items = await resolveItems(ctx, storeId, currency, input.items ?? [], 'items');
-  const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(ctx, storeId, input.landingPageId, 'landingPageId') : null;
-  const shippingCost = await orderShippingCost(ctx, storeId, currency, input);
-  const address = input.shippingAddress;
-  const token = newPaymentToken();
-  // A plain instance (class defaults, no unit-of-work bookkeeping): both paths insert it themselves.
-  const order = Object.assign(new Order(), {
-    storeId,
-    currency,
-    customerName: input.customerName.trim(),
-    customerPhone: input.customerPhone ?? null,
-    items,
-    shippingAddress: address
-      ? {
-          country: (address.country ?? 'DZ').toUpperCase(),
-          address: address.address ?? null,
-          communeId: address.communeId ?? null,
-          communeName: address.communeName ?? null,
-          wilayaCode: address.wilayaCode ?? null,
-        }
-      : null,
-    shippingMethodId: input.shippingMethodId ?? null,
-    shippingType: input.shippingType ?? null,
-    shippingCost,
-    total: totalOf({ items, shippingCost, discount: 0 }),
-    statusId,
-    status,
-    metadata: input.metadata ?? {},
-    paymentTokenHash: token.hash,
-    landingPageId,
-  });
-  return { order, token };
-}
-
 async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
   return transaction(ctx, async (tx) => {
     const { order, token } = await newOrder(tx, storeId, await newOrderDefaults(tx, storeId), input);
     if (input.promoCode) await applyPromo(tx, order, input.promoCode);
-    // One INSERT, without the unit of work's change-set pass (nothing else changed here).
-    await tx.em.insert(order);
-    const view = orderView(order);
-    const inbound = isInbound(input);
-    await recordEvent(tx, { storeId, event: 'orderCreated', record: view, inbound });
-    await orderWritten(tx, { storeId, order: view, previous: null, statusKind: 'new', inbound });
+    const view = await insertOrder(tx, order, { inbound: isInbound(input), statusKind: 'new' });
     // The token is shown once, to the creator; payloads and later reads never carry it.
     return { ...view, paymentToken: token.token };
   });
 }
 
-let oneStatementCtes: string | undefined;
-
-/**
- * The common order (items with their own name and price, no promo code, landing page or shipping
- * method, in a store no module follows orders of) as one statement: the store's defaults are the
- * ones its last order read, checked in the statement, which inserts the order and records its
- * event only if they still hold (status locked as in the general path). Null when it did
- * not apply or wrote nothing.
- */
-async function createOrderInOneStatement(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType | null> {
-  const d = lastDefaults.get(storeId);
-  if (!d || inTransaction(ctx)) return null;
-  if (input.promoCode || input.landingPageId != null || input.shippingMethodId || input.items?.some((i) => i.productId)) return null;
-  if (ctx.deps.modules.some((m) => m.onOrderWritten && (m.followsOrders?.(ctx.deps, storeId) ?? true))) return null;
-  const { order, token } = await newOrder(ctx, storeId, d, input);
-  const insert = insertSelect(ctx.em as EntityManager, Order, order);
-  // The same text every time (the statement's cache key): built once.
-  oneStatementCtes ??= `d as (${NEW_ORDER_DEFAULTS}),
-               ok as (select 1 from d where currency = ? and status_id = ? and slug = ?),
-               o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id)`;
+/** Inserts a new order and records its orderCreated, in the caller's transaction. */
+export async function insertOrder(tx: TxCtx, order: Order, opts: { inbound: boolean; statusKind: string }): Promise<OrderType> {
+  // One INSERT, without the unit of work's change-set pass (nothing else changed here).
+  await tx.em.insert(order);
   const view = orderView(order);
-  let committed;
-  try {
-    committed = await writeWithEvent(
-      ctx,
-      {
-        ctes: oneStatementCtes,
-        params: [storeId, d.currency, d.statusId, d.status, ...insert.params],
-        written: 'o',
-      },
-      { storeId, event: 'orderCreated', record: view, inbound: isInbound(input) },
-    );
-  } catch (err) {
-    // A deadlock or serialization loss: the general path retries it in a transaction.
-    if (isRetryable(err)) return null;
-    throw err;
-  }
-  if (!committed) {
-    lastDefaults.delete(storeId);
-    return null;
-  }
-  return { ...view, paymentToken: token.token };
+  await recordEvent(tx, { storeId: order.storeId, event: 'orderCreated', record: view, inbound: opts.inbound });
+  await orderWritten(tx, { storeId: order.storeId, order: view, previous: null, statusKind: opts.statusKind, inbound: opts.inbound });
+  return view;
 }
 
 /** Redeems the code in the order's transaction; a free-shipping code takes the shipping cost off. */
@@ -279,26 +112,46 @@ export async function getOrder(ctx: Ctx, storeId: string, id: string): Promise<O
   return orderView(await findOrder(ctx, storeId, id));
 }
 
+/** The kinds of these statuses (a status deleted meanwhile is absent). */
+async function statusKinds(tx: TxCtx, ids: string[]): Promise<Map<string, string>> {
+  const rows = await (tx.em as EntityManager).execute<Array<{ id: string; kind: string }>>('select id, kind from order_statuses where id in (?)', [[...new Set(ids)]]);
+  return new Map(rows.map((r) => [r.id, r.kind]));
+}
+
+const sameView = (a: OrderType, b: OrderType) => JSON.stringify({ ...a, updatedAt: null }) === JSON.stringify({ ...b, updatedAt: null });
+
 /**
- * Applies a change to an order and emits orderUpdated with the previous state,
- * in the caller's transaction; unchanged orders emit nothing. `inbound`: the write itself
- * carries the inbound marker; `statusKind`: the kind of the status it sets, when known.
+ * Applies a change to an order and emits orderUpdated with the previous state, in the caller's
+ * transaction; unchanged orders emit nothing. A change of the order's status or items first goes
+ * through the `beforeOrderChange` hooks (stock), which may refuse it: the order then stays as it
+ * was, so a batch can go on. `inbound`: the write itself carries the inbound marker.
  */
 export async function changeOrder(
   tx: TxCtx,
   order: Order,
   apply: (o: Order) => void | Promise<void>,
-  opts: { inbound?: boolean; statusKind?: string } = {},
+  opts: { inbound?: boolean; paymentStateGiven?: boolean } = {},
 ): Promise<{ view: OrderType; changed: boolean }> {
   const before = orderView(order);
   const saved = { ...order };
   await apply(order);
-  const after = orderView(order);
-  if (JSON.stringify({ ...after, updatedAt: null }) === JSON.stringify({ ...before, updatedAt: null })) return { view: before, changed: false };
+  if (sameView(orderView(order), before)) return { view: before, changed: false };
+  let statusKind: string | undefined;
   try {
-    await stockFollowsOrder(tx, order, saved);
+    if (saved.statusId !== order.statusId || saved.items !== order.items) {
+      const kinds = await statusKinds(tx, [saved.statusId, order.statusId]);
+      if (saved.statusId !== order.statusId) statusKind = kinds.get(order.statusId);
+      await beforeOrderChange(tx, {
+        storeId: order.storeId,
+        orderId: order.id,
+        fromKind: kinds.get(saved.statusId),
+        toKind: kinds.get(order.statusId),
+        itemsBefore: saved.items,
+        itemsAfter: order.items,
+      });
+    }
+    if ((saved.total !== order.total || saved.currency !== order.currency) && !opts.paymentStateGiven) await reprice(tx, order, saved.total);
   } catch (err) {
-    // Refused (409, not enough stock): the order stays as it was, so a batch can go on.
     Object.assign(order, saved);
     throw err;
   }
@@ -307,8 +160,23 @@ export async function changeOrder(
   const view = orderView(order);
   const inbound = opts.inbound ?? false;
   await recordEvent(tx, { storeId: order.storeId, event: 'orderUpdated', record: view, previous: before, inbound });
-  await orderWritten(tx, { storeId: order.storeId, order: view, previous: before, statusKind: opts.statusKind, inbound });
+  await orderWritten(tx, { storeId: order.storeId, order: view, previous: before, statusKind, inbound });
   return { view, changed: true };
+}
+
+/** Payment statuses under which the order may have an open payment (every payment write records it on the order). */
+const MAY_HAVE_OPEN_PAYMENTS: ReadonlySet<string> = new Set(['pending', 'partially_paid']);
+
+/**
+ * The order's amount changed: an open payment no longer asks for what is due, so the module that
+ * collects payments cancels or re-prices it, and the payment status is weighed against the new
+ * total (a paid order whose items grew is `partially_paid`).
+ */
+async function reprice(tx: TxCtx, order: Order, totalBefore: number): Promise<void> {
+  const open = MAY_HAVE_OPEN_PAYMENTS.has(order.paymentStatus)
+    ? await orderRepriced(tx, { storeId: order.storeId, orderId: order.id, currency: order.currency, totalBefore, total: order.total, due: amountDue(order) })
+    : false;
+  order.paymentStatus = repricedStatus(order, open);
 }
 
 /** A rejection reason describes the current rejection: it goes when the order leaves kind `rejected`. */
@@ -317,16 +185,6 @@ export function setStatus(order: Order, status: OrderStatus): void {
   order.status = status.slug;
   if (status.kind !== 'rejected') order.rejectReason = null;
   if (!order.confirmedAt && CONFIRMED_KINDS.has(status.kind)) order.confirmedAt = new Date();
-}
-
-/** Kinds whose first reach sets `confirmedAt`. */
-export const CONFIRMED_KINDS = new Set(['confirmed', 'fulfilled']);
-
-/** Kinds an order cannot be confirmed from, whichever route tries. */
-const FINAL_KINDS = new Set(['rejected', 'cancelled']);
-
-export function moveAllowed(fromKind: string | undefined, to: { kind: string }): boolean {
-  return !(to.kind === 'confirmed' && fromKind !== undefined && FINAL_KINDS.has(fromKind));
 }
 
 function assertMoveAllowed(fromKind: string | undefined, to: { kind: string }): void {
@@ -356,7 +214,6 @@ async function moveOrder(ctx: Ctx, storeId: string, id: string, target: (tx: TxC
         setStatus(o, status);
         apply?.(o);
       },
-      { statusKind: status.kind },
     );
     return view;
   });
@@ -402,12 +259,12 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
     const orders = await tx.em.find(Order, { storeId, id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE });
     const kinds = new Map((await tx.em.find(OrderStatus, { storeId }, { fields: ['id', 'kind'] })).map((s) => [s.id, s.kind]));
     const byId = new Map(orders.map((o) => [o.id, o]));
-    // Every product the batch may move, locked up front in id order (no deadlock between batches).
-    await lockProductsOfOrders(tx, storeId, orders);
+    // The locks the moves will need (the products they may move), taken up front in id order.
+    await beforeOrderBatch(tx, { storeId, orders });
     const result: ApplyManyResult = { data: [], failed: [] };
-    // Moves that take or give back no stock are decided here and written together: one UPDATE
-    // (the unit of work batches them) and one statement for all their events. Moves that move
-    // stock go one by one, so a product short of stock fails only its own order.
+    // Moves that change what an order holds are written one by one (a hook may refuse one, which
+    // fails only that order). The others are decided here and written together: one UPDATE (the
+    // unit of work batches them) and one statement for all their events.
     const plain: Array<{ record: OrderType; previous: OrderType }> = [];
     const now = new Date();
     for (const id of ids) {
@@ -416,9 +273,9 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
         result.failed.push({ id, code: 'NOT_FOUND' });
       } else if (!moveAllowed(kinds.get(order.statusId), status)) {
         result.failed.push({ id, code: 'CONFLICT' });
-      } else if (movesStock(order, kinds.get(order.statusId), status.kind)) {
+      } else if (changesHolding(order, kinds.get(order.statusId), status.kind)) {
         try {
-          await changeOrder(tx, order, (o) => setStatus(o, status), { statusKind: status.kind });
+          await changeOrder(tx, order, (o) => setStatus(o, status));
           result.data.push({ id, status: order.status });
         } catch (err) {
           if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
@@ -426,9 +283,21 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
         }
       } else {
         const previous = orderView(order);
+        const saved = { ...order };
         setStatus(order, status);
         const record = orderView(order);
-        if (JSON.stringify({ ...record, updatedAt: null }) !== JSON.stringify({ ...previous, updatedAt: null })) {
+        if (!sameView(record, previous)) {
+          try {
+            if (saved.statusId !== order.statusId) {
+              const change = { storeId, orderId: id, fromKind: kinds.get(saved.statusId), toKind: status.kind, itemsBefore: order.items, itemsAfter: order.items };
+              await beforeOrderChange(tx, change);
+            }
+          } catch (err) {
+            Object.assign(order, saved);
+            if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+            result.failed.push({ id, code: 'CONFLICT' });
+            continue;
+          }
           order.updatedAt = now;
           plain.push({ record: orderView(order), previous });
         }
@@ -442,18 +311,30 @@ export async function applyOrderStatusMany(ctx: Ctx, storeId: string, input: Ord
   });
 }
 
-/** Whether moving the order to a status of `toKind` takes or gives back stock. */
-function movesStock(order: Order, fromKind: string | undefined, toKind: string): boolean {
+/** Whether moving the order to a status of `toKind` changes what it holds (its items with a product). */
+function changesHolding(order: Order, fromKind: string | undefined, toKind: string): boolean {
   return holdsStock(fromKind) !== holdsStock(toKind) && order.items.some((i) => i.productId);
+}
+
+/** The orders of a status, locked in id order, as the status-kind hooks read them. */
+async function lockOrdersOfStatus(tx: TxCtx, storeId: string, statusId: string): Promise<Array<{ id: string; items: OrderItem[] }>> {
+  return (tx.em as EntityManager).execute('select id, items from orders where store_id = ? and status_id = ? order by id for update', [storeId, statusId]);
+}
+
+/** Every order of a status changes kind at once: the `beforeStatusKindMove` hooks run first (all or nothing). */
+export async function statusKindMoves(tx: TxCtx, storeId: string, statusId: string, fromKind: string | undefined, toKind: string): Promise<void> {
+  if (fromKind === toKind) return;
+  await beforeStatusKindMove(tx, { storeId, statusId, fromKind, toKind, orders: () => lockOrdersOfStatus(tx, storeId, statusId) });
 }
 
 /**
  * Moves every order of a status to another (or to the same status under a new slug) with one
  * UPDATE, and records one orderUpdated per moved order with its previous state.
  */
-export async function moveStatusOrders(tx: TxCtx, storeId: string, fromId: string, to: OrderStatus): Promise<number> {
+export async function moveStatusOrders(tx: TxCtx, storeId: string, from: { id: string; kind: string }, to: OrderStatus): Promise<number> {
   const em = tx.em as EntityManager;
-  await stockFollowsStatusMove(tx, storeId, fromId, to.kind);
+  const fromId = from.id;
+  await statusKindMoves(tx, storeId, fromId, from.kind, to.kind);
   const rows: Array<Record<string, any>> = await em.execute(
     `with old as (select id, status_id, status, reject_reason, confirmed_at, updated_at from orders where store_id = ? and status_id = ? for update)
      update orders o set status_id = ?, status = ?, reject_reason = case when ? then o.reject_reason end,
@@ -509,7 +390,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         if (input.metadata != null) o.metadata = input.metadata;
         if (input.metadataPatch != null) o.metadata = patchedMetadata(o.metadata, input.metadataPatch);
       },
-      { inbound: isInbound(input), statusKind: status?.kind },
+      { inbound: isInbound(input) },
     );
     return view;
   });

@@ -6,8 +6,25 @@ import { Page } from '../../lib/pagination.js';
 import { graphqlEnum } from '../../core/enums.js';
 import { ShippingType } from '../shipping/shipping.types.js';
 
-export const ORDER_PAYMENT_STATUSES = ['unpaid', 'pending', 'paid', 'partially_refunded', 'refunded'] as const;
-export const PaymentStatus = graphqlEnum('PaymentStatus', ORDER_PAYMENT_STATUSES, "Where an order's payment stands, following its payments and refunds.");
+/** What an order may hold, as the API's inputs check it; imports apply the same limits (order.import.ts). */
+export const ORDER_LIMITS = {
+  nameLength: 200,
+  phoneLength: 50,
+  addressLength: 500,
+  communeIdLength: 50,
+  quantity: 100000,
+  items: 500,
+  /** Major units. */
+  amount: 1e12,
+  stateCode: /^[A-Za-z0-9-]{1,10}$/,
+} as const;
+
+export const ORDER_PAYMENT_STATUSES = ['unpaid', 'pending', 'partially_paid', 'paid', 'partially_refunded', 'refunded'] as const;
+export const PaymentStatus = graphqlEnum(
+  'PaymentStatus',
+  ORDER_PAYMENT_STATUSES,
+  "Where an order's payment stands, following its payments and refunds: `partially_paid` when its payments collected less than its total (cash on delivery then collects the rest).",
+);
 
 @ObjectType('OrderItem')
 export class OrderItemType {
@@ -146,19 +163,19 @@ export class OrderItemInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
   name?: string | null;
 
   @Field(() => Int, { nullable: true, defaultValue: 1 })
   @IsOptional()
   @Min(1, { message: 'must be 1 or more' })
-  @Max(100000, { message: 'is too large' })
+  @Max(ORDER_LIMITS.quantity, { message: 'is too large' })
   quantity?: number;
 
   @Field(() => Float, { nullable: true })
   @IsOptional()
   @Min(0, { message: 'must be 0 or more' })
-  @Max(1e12, { message: 'is too large' })
+  @Max(ORDER_LIMITS.amount, { message: 'is too large' })
   price?: number | null;
 }
 
@@ -171,39 +188,39 @@ export class ShippingAddressInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @Length(0, 500, { message: 'must be at most 500 characters' })
+  @Length(0, ORDER_LIMITS.addressLength, { message: `must be at most ${ORDER_LIMITS.addressLength} characters` })
   address?: string | null;
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  @Length(1, ORDER_LIMITS.communeIdLength, { message: `must be 1 to ${ORDER_LIMITS.communeIdLength} characters` })
   communeId?: string | null;
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
   communeName?: string | null;
 
   @Field(() => String, { nullable: true, description: 'State (wilaya) code, e.g. "16".' })
   @IsOptional()
-  @Matches(/^[A-Za-z0-9-]{1,10}$/, { message: 'must be a state code of letters, digits and dashes (e.g. "16")' })
+  @Matches(ORDER_LIMITS.stateCode, { message: 'must be a state code of letters, digits and dashes (e.g. "16")' })
   wilayaCode?: string | null;
 }
 
 @InputType()
 export class OrderCreateInput {
   @Field(() => String)
-  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
   customerName!: string;
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @Length(1, 50, { message: 'must be 1 to 50 characters' })
+  @Length(1, ORDER_LIMITS.phoneLength, { message: `must be 1 to ${ORDER_LIMITS.phoneLength} characters` })
   customerPhone?: string | null;
 
   @Field(() => [OrderItemInput], { nullable: true, defaultValue: [], description: 'Omitted: an order without items (total 0).' })
   @IsOptional()
-  @ArrayMaxSize(500, { message: 'must hold at most 500 items' })
+  @ArrayMaxSize(ORDER_LIMITS.items, { message: `must hold at most ${ORDER_LIMITS.items} items` })
   @ValidateNested({ each: true })
   items?: OrderItemInput[];
 
@@ -239,17 +256,17 @@ export class OrderCreateInput {
 export class OrderUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
   customerName?: string | null;
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @Length(0, 50, { message: 'must be at most 50 characters' })
+  @Length(0, ORDER_LIMITS.phoneLength, { message: `must be at most ${ORDER_LIMITS.phoneLength} characters` })
   customerPhone?: string | null;
 
   @Field(() => [OrderItemInput], { nullable: true })
   @IsOptional()
-  @ArrayMaxSize(500, { message: 'must hold at most 500 items' })
+  @ArrayMaxSize(ORDER_LIMITS.items, { message: `must hold at most ${ORDER_LIMITS.items} items` })
   @ValidateNested({ each: true })
   items?: OrderItemInput[] | null;
 

@@ -2,13 +2,12 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus } from './order.entity.js';
 import type { StatusCounts, StatusCreateInput, StatusReorderInput, StatusType, StatusUpdateInput } from './status.types.js';
-import { DEFAULT_STATUSES } from './statuses.js';
-import { moveAllowed, moveStatusOrders } from './order.service.js';
+import { DEFAULT_STATUSES, moveAllowed } from './statuses.js';
+import { moveStatusOrders, statusKindMoves } from './order.service.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { slugify } from '../../lib/slug.js';
-import { stockFollowsStatusKind } from '../inventory/stock.service.js';
 
 /** The status list is not paginated, so it is bounded. */
 export const MAX_STATUSES = 100;
@@ -94,9 +93,9 @@ export async function updateStatus(ctx: Ctx, storeId: string, id: string, input:
       if (input.kind != null) status.kind = input.kind;
       if (renamed) status.slug = input.slug!;
       await tx.em.flush();
-      // Its orders change kind with it: their stock follows.
-      await stockFollowsStatusKind(tx, storeId, status.id, kindBefore, status.kind);
-      if (renamed) await moveStatusOrders(tx, storeId, status.id, status);
+      // Its orders change kind with it.
+      await statusKindMoves(tx, storeId, status.id, kindBefore, status.kind);
+      if (renamed) await moveStatusOrders(tx, storeId, status, status);
       return statusView(status);
     }),
   );
@@ -115,7 +114,7 @@ export async function deleteStatus(ctx: Ctx, storeId: string, id: string, moveTo
       const target = all.find((s) => s.id === moveTo && s.id !== id);
       if (!target) throw invalid('moveTo', 'must be another status of this store');
       if (!moveAllowed(status.kind, target)) throw conflict(`Orders of a ${status.kind} status cannot be moved to a confirmed one`);
-      await moveStatusOrders(tx, storeId, id, target);
+      await moveStatusOrders(tx, storeId, status, target);
     } else {
       const inUse = await tx.em.count(Order, { storeId, statusId: id });
       if (inUse) throw conflict(`${inUse} orders have this status; pass moveTo to move them first`);
@@ -157,11 +156,11 @@ export async function resetStatuses(ctx: Ctx, storeId: string): Promise<StatusTy
       return existing;
     });
     await tx.em.flush();
-    for (const s of kept) if (kindsBefore.has(s.id)) await stockFollowsStatusKind(tx, storeId, s.id, kindsBefore.get(s.id), s.kind);
+    for (const s of kept) if (kindsBefore.has(s.id)) await statusKindMoves(tx, storeId, s.id, kindsBefore.get(s.id), s.kind);
     for (const s of all) {
       if (kept.includes(s)) continue;
       // Every kind has a default status, so there is always a target.
-      await moveStatusOrders(tx, storeId, s.id, kept.find((k) => k.kind === s.kind)!);
+      await moveStatusOrders(tx, storeId, s, kept.find((k) => k.kind === s.kind)!);
       tx.em.remove(s);
     }
     await tx.em.flush();

@@ -1,11 +1,24 @@
 import { LockMode } from '@mikro-orm/core';
 import { OrderStatus } from './order.entity.js';
 import type { Ctx } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
 import { graphqlEnum } from '../../core/enums.js';
 
 export const STATUS_KINDS = ['new', 'confirmed', 'rejected', 'fulfilled', 'cancelled', 'returned', 'other'] as const;
 export const OrderStatusKind = graphqlEnum('OrderStatusKind', STATUS_KINDS, 'What a status means to the order flow; a store may have several statuses of one kind.');
+
+/** An order holds its items (stock, for the inventory module) while the kind of its status is one of these (CONTRACT-2 §9). */
+export const HOLDING_KINDS: ReadonlySet<string> = new Set(['confirmed', 'other', 'fulfilled']);
+export const holdsStock = (kind: string | null | undefined): boolean => kind != null && HOLDING_KINDS.has(kind);
+
+/** Kinds whose first reach sets `confirmedAt`. */
+export const CONFIRMED_KINDS: ReadonlySet<string> = new Set(['confirmed', 'fulfilled']);
+
+/** Kinds an order cannot be confirmed from, whichever route tries. */
+const FINAL_KINDS: ReadonlySet<string> = new Set(['rejected', 'cancelled']);
+
+export function moveAllowed(fromKind: string | undefined, to: { kind: string }): boolean {
+  return !(to.kind === 'confirmed' && fromKind !== undefined && FINAL_KINDS.has(fromKind));
+}
 
 /** Every store starts with this list, in this order. */
 export const DEFAULT_STATUSES = [
@@ -32,12 +45,3 @@ export async function initialStatus(ctx: Ctx, storeId: string): Promise<OrderSta
   if (!status) throw new Error(`store ${storeId} has no status of kind new`);
   return status;
 }
-
-/** Every new store gets the default status list. */
-export const statusesModule: Module = {
-  name: 'order-statuses',
-  onStoreCreated: async (ctx, storeId) => {
-    createDefaultStatuses(ctx, storeId);
-    await ctx.em.flush();
-  },
-};

@@ -4,6 +4,7 @@ import { transaction, type TxCtx } from '../../core/tx.js';
 import type { ProviderEvent } from '../../providers/payment.js';
 import { adapterOf, paymentSettings, type ProviderName } from './payment.providers.js';
 import { applyPaymentReport, applyRefundReport } from './payment.service.js';
+import { storeOfOrder } from '../orders/order.payments.js';
 
 /** What a provider's call brings: the raw body is what the signature covers. */
 export interface ProviderRequest {
@@ -46,7 +47,7 @@ async function applyEvent(ctx: Ctx, provider: ProviderName, storeId: string, eve
     if (event.checkout) {
       const c = event.checkout;
       const paymentId = await findPayment(tx, provider, storeId, c.ref, c.paymentId, orderId);
-      if (paymentId) await applyPaymentReport(tx, paymentId, { state: c.state, chargeRef: c.chargeRef, providerRef: c.ref });
+      if (paymentId) await applyPaymentReport(tx, paymentId, { state: c.state, chargeRef: c.chargeRef, providerRef: c.ref, amount: c.amount, currency: c.currency });
     }
     if (event.refund) {
       const r = event.refund;
@@ -74,12 +75,12 @@ async function findPayment(tx: TxCtx, provider: string, storeId: string, ref: st
 /** ⇢ POST /v1/orders/{orderId}/payment/webhook: Chargily's per-checkout `webhook_endpoint`. */
 export async function chargilyWebhook(req: ProviderRequest, deps: Deps): Promise<ProviderReply> {
   const ctx = systemContext(deps, req.ip);
-  const [order] = await ctx.em.execute<Array<{ store_id: string }>>('select store_id from orders where id = ?', [req.params.orderId]);
-  if (!order) return UNVERIFIED;
-  const settings = await paymentSettings(ctx, order.store_id);
+  const storeId = await storeOfOrder(ctx, req.params.orderId);
+  if (!storeId) return UNVERIFIED;
+  const settings = await paymentSettings(ctx, storeId);
   const event = adapterOf(deps.config, 'chargily').verifyWebhook(req.headers, req.rawBody, settings.secrets, new Date());
   if (!event) return UNVERIFIED;
-  return applyEvent(ctx, 'chargily', order.store_id, event, req.params.orderId);
+  return applyEvent(ctx, 'chargily', storeId, event, req.params.orderId);
 }
 
 /** ⇢ POST /v1/stores/{storeId}/payment/webhook: Stripe's endpoint; the order is found by the session's metadata. */

@@ -5,7 +5,9 @@ import { moneyColumn } from '../../core/money.js';
 /** One attempt to collect an order's total through one provider (CONTRACT-2 §15). */
 @Entity({ tableName: 'payments' })
 export class Payment {
-  [OptionalProps]?: 'id' | 'checkoutUrl' | 'providerRef' | 'chargeRef' | 'successUrl' | 'failureUrl' | 'paidAt' | 'claimedUntil' | 'checkedAt' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?:
+    | 'id' | 'checkoutUrl' | 'providerRef' | 'chargeRef' | 'successUrl' | 'failureUrl' | 'paidAt' | 'claimedUntil' | 'checkedAt'
+    | 'reportedAmount' | 'reportedCurrency' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('pay');
@@ -53,6 +55,16 @@ export class Payment {
 
   @Property({ type: 'Date', nullable: true })
   paidAt: Date | null = null;
+
+  /**
+   * Set (the flag) when the provider reported this payment for another amount or currency than
+   * its own: what it said, minor units of `reportedCurrency`. A paid payment counts only that.
+   */
+  @Property({ type: moneyColumn(), nullable: true })
+  reportedAmount: number | null = null;
+
+  @Property({ type: 'string', nullable: true })
+  reportedCurrency: string | null = null;
 
   /** While set and in the future, one request is creating the provider checkout; others wait. */
   @Property({ type: 'Date', nullable: true })

@@ -4,7 +4,7 @@ import { transaction } from '../../core/tx.js';
 import { getQueue } from '../../events/queue.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
 import { paymentSettings } from './payment.providers.js';
-import { applyPaymentReport, refreshPayment, refreshRefund } from './payment.service.js';
+import { applyPaymentReport, paymentsFollowRepricing, refreshPayment, refreshRefund } from './payment.service.js';
 import { pruneIdempotency } from './idempotency.js';
 import { systemContext } from './payment-webhook.service.js';
 
@@ -67,8 +67,10 @@ export async function reconcilePayments(deps: Deps, opts: { quietMs?: number } =
   return result;
 }
 
+/** The payments' background half (the reconcile schedule) and their part in the order's seams. */
 export const paymentsModule: Module = {
-  name: 'payments-reconcile',
+  name: 'payments',
+  onOrderRepriced: paymentsFollowRepricing,
   start: async (deps) => {
     const { boss } = getQueue(deps);
     await boss.createQueue(RECONCILE_QUEUE, { expireInSeconds: 600, retryLimit: 0, deleteAfterSeconds: 86_400, notify: !deps.embedded } as never);

@@ -4,10 +4,10 @@ import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../c
 import { holdsPermission, requireStorePermission, type Permission } from '../../core/policy.js';
 import { sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
-import { Order } from '../orders/order.entity.js';
-import { changeOrder } from '../orders/order.service.js';
+import { assertPayable, findPayableOrder, isPaid, lockPayableOrder, recordPaymentState, storeOfOrder, type PayableOrder } from '../orders/order.payments.js';
 import { markIntegration } from '../integrations/integration.access.js';
 import { ProviderError, type PaymentState, type ProviderCheckout, type RefundState } from '../../providers/payment.js';
+import type { OrderRepricing } from '../orders/order.hooks.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
 import type {
   OrderPaymentStatusType,
@@ -43,6 +43,7 @@ export function paymentView(p: Payment): PaymentType {
     providerRef: p.providerRef,
     status: p.status,
     paidAt: p.paidAt ? p.paidAt.toISOString() : null,
+    reported: p.reportedAmount !== null ? { amount: toMajor(p.reportedAmount, p.reportedCurrency ?? p.currency), currency: p.reportedCurrency ?? p.currency } : null,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };
@@ -79,53 +80,100 @@ async function authorizeOrder(ctx: Ctx, orderId: string, storeId: string | null 
     return { id: grant.orderId, storeId: grant.storeId };
   }
   if (!ctx.actor) throw unauthenticated(ctx.authFailure ?? undefined);
-  const [row] = await ctx.em.execute<Array<{ store_id: string }>>('select store_id from orders where id = ?', [orderId]);
-  if (!row || (storeId && storeId !== row.store_id)) throw notFound('order');
-  for (const permission of permissions.slice(0, -1)) if (await holdsPermission(ctx, row.store_id, permission)) return { id: orderId, storeId: row.store_id };
-  await requireStorePermission(ctx, row.store_id, permissions[permissions.length - 1]);
-  return { id: orderId, storeId: row.store_id };
-}
-
-async function lockOrder(tx: TxCtx, orderId: string): Promise<Order> {
-  const order = await tx.em.findOne(Order, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!order) throw notFound('order');
-  return order;
+  const orderStore = await storeOfOrder(ctx, orderId);
+  if (!orderStore || (storeId && storeId !== orderStore)) throw notFound('order');
+  for (const permission of permissions.slice(0, -1)) if (await holdsPermission(ctx, orderStore, permission)) return { id: orderId, storeId: orderStore };
+  await requireStorePermission(ctx, orderStore, permissions[permissions.length - 1]);
+  return { id: orderId, storeId: orderStore };
 }
 
 /**
- * `order.paymentStatus` follows its payments and refunds: a paid payment makes it paid (or
- * partially_refunded / refunded by the succeeded refunds), an open one pending, else unpaid.
- * Changes go through the order's change path: one orderUpdated with previous_data.
+ * What a paid payment brought in the order's currency: its amount, or, when its provider reported
+ * another amount (the flag), only that; nothing when the money came in another currency.
  */
-async function syncOrder(tx: TxCtx, order: Order, method?: string): Promise<void> {
+export function collected(p: Payment, currency: string): number {
+  if (p.status !== 'paid' || p.currency !== currency) return 0;
+  if (p.reportedCurrency !== null && p.reportedCurrency !== p.currency) return 0;
+  return p.reportedAmount ?? p.amount;
+}
+
+/**
+ * The order's payments and refunds, summed and handed to the order (locked by the caller), which
+ * derives its `paymentStatus` and what is still due from them (orders/order.money.ts); `method`
+ * records the last selected one.
+ */
+async function syncOrder(tx: TxCtx, order: PayableOrder, method?: string): Promise<void> {
   await tx.em.flush();
   const payments = await tx.em.find(Payment, { orderId: order.id });
   const paid = payments.filter((p) => p.status === 'paid');
-  let status = 'unpaid';
-  if (paid.length) {
-    const paidTotal = sumMinor(paid.map((p) => p.amount));
-    const refunded = sumMinor((await tx.em.find(PaymentRefund, { orderId: order.id, status: 'succeeded' })).map((r) => r.amount));
-    status = refunded >= paidTotal ? 'refunded' : refunded > 0 ? 'partially_refunded' : 'paid';
-  } else if (payments.some((p) => OPEN_STATES.includes(p.status))) {
-    status = 'pending';
-  }
-  await changeOrder(tx, order, (o) => {
-    o.paymentStatus = status;
-    if (method) o.paymentMethod = method;
+  const refunded = paid.length ? sumMinor((await tx.em.find(PaymentRefund, { orderId: order.id, status: 'succeeded' })).map((r) => r.amount)) : 0;
+  await recordPaymentState(tx, order, {
+    paid: sumMinor(paid.map((p) => collected(p, order.currency))),
+    refunded,
+    open: payments.some((p) => OPEN_STATES.includes(p.status)),
+    method,
   });
 }
 
-const PAID_STATUSES = ['paid', 'partially_refunded', 'refunded'];
-
-/** 409 for an order that is paid, rejected or cancelled; 400 when there is nothing to pay. */
-async function assertPayable(tx: TxCtx, order: Order): Promise<void> {
-  if (PAID_STATUSES.includes(order.paymentStatus)) throw conflict('This order is already paid');
-  const [status] = await tx.em.execute<Array<{ kind: string }>>('select kind from order_statuses where id = ?', [order.statusId]);
-  if (status && (status.kind === 'rejected' || status.kind === 'cancelled')) throw conflict(`A ${status.kind} order cannot be paid`);
-  if (order.total <= 0) throw invalid('total', 'is 0: there is nothing to pay');
+/**
+ * Cancels an open payment here; one with a provider checkout is closed at its provider once this
+ * transaction commits (best effort: should the customer pay it first, the payment becomes paid
+ * for what it asked, and the order counts only that).
+ */
+function cancelPayment(tx: TxCtx, p: Payment, now: Date): void {
+  p.status = 'canceled';
+  p.claimedUntil = null;
+  p.updatedAt = now;
+  if (p.providerRef && p.provider !== 'cod') {
+    // Its own context: the transaction's ends at commit.
+    const { afterCommit: _, ...rest } = tx;
+    const ctx: Ctx = { ...rest, em: tx.deps.orm.em.fork() as Ctx['em'] };
+    tx.afterCommit.push(() => {
+      expireAtProvider(ctx, p.id).catch((err) => tx.deps.log.warn({ paymentId: p.id, err: (err as Error).message }, 'provider checkout not expired'));
+    });
+  }
 }
 
-function chooseMethod(ctx: Ctx, settings: PaymentSettings, order: Order, method: string | null | undefined) {
+/** Closes a canceled payment's provider checkout and applies what the provider answers (paid meanwhile: it counts). */
+export async function expireAtProvider(ctx: Ctx, paymentId: string): Promise<void> {
+  const p = await loadPayment(ctx, paymentId);
+  if (!p.providerRef) return;
+  const settings = await paymentSettings(ctx, p.storeId);
+  let result: ProviderCheckout;
+  try {
+    result = await adapterOf(ctx.deps.config, p.provider).expire(p.providerRef, settings.secrets);
+  } catch (err) {
+    await noteProviderOutcome(ctx, p.storeId, err);
+    throw err;
+  }
+  await transaction(ctx, (tx) => applyPaymentReport(tx, p.id, reportOf(result)));
+}
+
+/** What a provider's checkout answer reports of its payment. */
+const reportOf = (c: ProviderCheckout): PaymentReport => ({ state: c.state, chargeRef: c.chargeRef, amount: c.amount, currency: c.currency });
+
+/**
+ * The order's amount changed (orders' `onOrderRepriced`): open online payments ask for an amount
+ * that is no longer due, so they are canceled here and at their provider; an open cash-on-delivery
+ * payment is re-priced to what is due (nothing to call). Returns whether a payment is still open.
+ */
+export async function paymentsFollowRepricing(tx: TxCtx, r: OrderRepricing): Promise<boolean> {
+  const open = await tx.em.find(Payment, { orderId: r.orderId, status: { $in: OPEN_STATES } }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const now = new Date();
+  let stillOpen = false;
+  for (const p of open) {
+    if (p.provider === 'cod' && r.due > 0 && p.currency === r.currency) {
+      p.amount = r.due;
+      p.updatedAt = now;
+      stillOpen = true;
+    } else {
+      cancelPayment(tx, p, now);
+    }
+  }
+  return stillOpen;
+}
+
+function chooseMethod(ctx: Ctx, settings: PaymentSettings, order: PayableOrder, method: string | null | undefined) {
   const chosen = method ?? order.paymentMethod ?? settings.defaultMethod;
   if (!chosen) throw invalid('method', "is required: the order has no selected method and the store's payments integration no defaultMethod");
   const options = methodOptions(ctx.deps.config, settings, order.currency);
@@ -147,7 +195,7 @@ interface Prepared {
  */
 async function preparePayment(
   tx: TxCtx,
-  order: Order,
+  order: PayableOrder,
   method: string | null | undefined,
   urls: { successUrl?: string | null; failureUrl?: string | null } | null,
 ): Promise<Prepared> {
@@ -158,19 +206,15 @@ async function preparePayment(
   if (urls && online && !urls.successUrl) throw invalid('successUrl', 'is required for an online payment method');
   const open = await tx.em.find(Payment, { orderId: order.id, status: { $in: OPEN_STATES } }, { orderBy: { createdAt: 'desc' }, lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   const now = new Date();
-  let payment = open.find((p) => p.method === option.method && p.amount === order.total && p.currency === order.currency);
-  for (const p of open) {
-    if (p === payment) continue;
-    p.status = 'canceled';
-    p.claimedUntil = null;
-    p.updatedAt = now;
-  }
+  // A checkout asks for what is still due (the rest, after a partial payment).
+  let payment = open.find((p) => p.method === option.method && p.amount === order.due && p.currency === order.currency);
+  for (const p of open) if (p !== payment) cancelPayment(tx, p, now);
   payment ??= tx.em.create(Payment, {
     storeId: order.storeId,
     orderId: order.id,
     provider: option.provider,
     method: option.method,
-    amount: order.total,
+    amount: order.due,
     currency: order.currency,
     status: online ? 'requires_action' : 'pending',
   });
@@ -190,18 +234,18 @@ async function preparePayment(
 
 export async function paymentMethods(ctx: Ctx, orderId: string, storeId: string | null | undefined): Promise<PaymentMethodsType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['fulfillment.write'], true);
-  const [order] = await ctx.em.execute<Array<{ currency: string; payment_method: string | null }>>('select currency, payment_method from orders where id = ?', [ref.id]);
+  const order = await findPayableOrder(ctx, ref.id);
   if (!order) throw notFound('order');
   const settings = await paymentSettings(ctx, ref.storeId);
   const data = methodOptions(ctx.deps.config, settings, order.currency);
   const usable = (m: string | null) => (m && data.some((o) => o.method === m && o.available) ? m : null);
-  return { data, selected: order.payment_method ?? usable(settings.defaultMethod) };
+  return { data, selected: order.paymentMethod ?? usable(settings.defaultMethod) };
 }
 
 export async function selectPayment(ctx: Ctx, orderId: string, storeId: string | null | undefined, input: PaymentSelectInput): Promise<PaymentType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['fulfillment.write'], true);
   return transaction(ctx, async (tx) => {
-    const order = await lockOrder(tx, ref.id);
+    const order = await lockPayableOrder(tx, ref.id);
     const { payment } = await preparePayment(tx, order, input.method, null);
     return paymentView(payment);
   });
@@ -249,7 +293,7 @@ async function createProviderCheckout(ctx: Ctx, payment: Payment): Promise<void>
   }
   await noteProviderOutcome(ctx, payment.storeId, null);
   await transaction(ctx, async (tx) => {
-    const order = await lockOrder(tx, payment.orderId);
+    const order = await lockPayableOrder(tx, payment.orderId);
     const p = await tx.em.findOneOrFail(Payment, { id: payment.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     p.checkoutUrl = result.url;
     p.providerRef = result.ref;
@@ -257,6 +301,8 @@ async function createProviderCheckout(ctx: Ctx, payment: Payment): Promise<void>
     p.claimedUntil = null;
     p.updatedAt = new Date();
     applyState(p, result.state);
+    // The order's amount changed while the provider was called: this checkout is closed too.
+    if (p.status === 'canceled') cancelPayment(tx, p, p.updatedAt);
     await syncOrder(tx, order);
   });
 }
@@ -295,7 +341,7 @@ export async function checkoutPayment(
   const key = idempotencyKey ?? null;
   if (key !== null) checkIdempotencyKey(key);
   const first = await transaction(ctx, async (tx) => {
-    const order = await lockOrder(tx, ref.id);
+    const order = await lockPayableOrder(tx, ref.id);
     if (key !== null) {
       const stored = await reserveKey<PaymentType>(tx, ref.id, 'checkout', key, requestHash(input));
       if (stored) return { stored };
@@ -330,19 +376,40 @@ function applyState(p: Payment, next: PaymentState | null): boolean {
   return true;
 }
 
+/** What a provider (or the carrier) reports of one payment; amounts in minor units of `currency`. */
+export interface PaymentReport {
+  state: PaymentState | null;
+  chargeRef?: string | null;
+  providerRef?: string | null;
+  /** What the provider says the payment is for, when it says (checked against the payment). */
+  amount?: number | null;
+  currency?: string | null;
+}
+
+/**
+ * A report naming another amount or currency than the payment's is recorded on the payment (the
+ * flag): a paid payment then counts only what was reported, never its own amount.
+ */
+function flagMismatch(tx: TxCtx, p: Payment, report: PaymentReport): boolean {
+  const amount = report.amount ?? p.amount;
+  const currency = report.currency ?? p.currency;
+  if (amount === p.amount && currency === p.currency) return false;
+  if (p.reportedAmount === amount && p.reportedCurrency === currency) return false;
+  p.reportedAmount = amount;
+  p.reportedCurrency = currency;
+  tx.deps.log.warn({ paymentId: p.id, amount: p.amount, currency: p.currency, reportedAmount: amount, reportedCurrency: currency }, 'provider reported another amount or currency for a payment');
+  return true;
+}
+
 /**
  * Applies what the provider reported of one payment, under the order and payment locks (that
  * order, as every payment write takes them). A payment that becomes paid cancels the order's
- * other open payments.
+ * other open payments (here and at their provider): they ask for an amount no longer due.
  */
-export async function applyPaymentReport(
-  tx: TxCtx,
-  paymentId: string,
-  report: { state: PaymentState | null; chargeRef?: string | null; providerRef?: string | null },
-): Promise<boolean> {
+export async function applyPaymentReport(tx: TxCtx, paymentId: string, report: PaymentReport): Promise<boolean> {
   const [row] = await tx.em.execute<Array<{ order_id: string }>>('select order_id from payments where id = ?', [paymentId]);
   if (!row) return false;
-  const order = await lockOrder(tx, row.order_id);
+  const order = await lockPayableOrder(tx, row.order_id);
   const payment = await tx.em.findOneOrFail(Payment, { id: paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   let changed = false;
   if (report.chargeRef && !payment.chargeRef) {
@@ -353,11 +420,12 @@ export async function applyPaymentReport(
     payment.providerRef = report.providerRef;
     changed = true;
   }
+  if (flagMismatch(tx, payment, report)) changed = true;
   if (applyState(payment, report.state)) {
     changed = true;
     if (payment.status === 'paid') {
       const others = await tx.em.find(Payment, { orderId: order.id, status: { $in: OPEN_STATES }, id: { $ne: payment.id } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      for (const o of others) applyState(o, 'canceled');
+      for (const o of others) cancelPayment(tx, o, new Date());
     }
   }
   if (changed) payment.updatedAt = new Date();
@@ -369,7 +437,7 @@ export async function applyPaymentReport(
 export async function applyRefundReport(tx: TxCtx, refundId: string, report: { state: RefundState; providerRef?: string | null }): Promise<boolean> {
   const [row] = await tx.em.execute<Array<{ order_id: string }>>('select order_id from payment_refunds where id = ?', [refundId]);
   if (!row) return false;
-  const order = await lockOrder(tx, row.order_id);
+  const order = await lockPayableOrder(tx, row.order_id);
   const refund = await tx.em.findOneOrFail(PaymentRefund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   let changed = false;
   if (report.providerRef && !refund.providerRef) {
@@ -403,7 +471,7 @@ export async function refreshPayment(ctx: Ctx, p: Payment, settings: PaymentSett
     await noteProviderOutcome(ctx, p.storeId, err);
     throw err;
   }
-  return transaction(ctx, (tx) => applyPaymentReport(tx, p.id, { state: result.state, chargeRef: result.chargeRef }));
+  return transaction(ctx, (tx) => applyPaymentReport(tx, p.id, reportOf(result)));
 }
 
 export async function refreshRefund(ctx: Ctx, r: PaymentRefund, settings: PaymentSettings): Promise<boolean> {
@@ -423,7 +491,7 @@ export async function paymentStatus(ctx: Ctx, orderId: string, storeId: string |
   if (refresh !== null && refresh !== undefined && !['0', '1', 'true', 'false'].includes(refresh)) throw invalid('refresh', 'must be 1 or 0');
   if (refresh === '1' || refresh === 'true') await refreshOrderPayments(ctx, ref.id, ref.storeId);
   const em = ctx.em.fork();
-  const order = await em.findOne(Order, { id: ref.id });
+  const order = await findPayableOrder(ctx, ref.id);
   if (!order) throw notFound('order');
   const payments = await em.find(Payment, { orderId: ref.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
   const refunds = await em.find(PaymentRefund, { orderId: ref.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
@@ -443,7 +511,7 @@ export async function refundPayment(
   if (key !== null) checkIdempotencyKey(key);
   const first = await transaction(ctx, async (tx) => {
     // The order lock serializes every refund of the order: the refundable rest is counted under it.
-    const order = await lockOrder(tx, ref.id);
+    const order = await lockPayableOrder(tx, ref.id);
     if (key !== null) {
       const stored = await reserveKey<RefundType>(tx, ref.id, 'refund', key, requestHash(input));
       if (stored) return { stored };
@@ -451,7 +519,8 @@ export async function refundPayment(
     const payment = await tx.em.findOne(Payment, { orderId: order.id, status: 'paid' }, { orderBy: { paidAt: 'desc', id: 'desc' }, refresh: true });
     if (!payment) throw conflict('This order has no paid payment to refund');
     const held = sumMinor((await tx.em.find(PaymentRefund, { paymentId: payment.id, status: { $in: COUNTED_REFUNDS } })).map((r) => r.amount));
-    const rest = payment.amount - held;
+    // What the payment brought (a flagged payment: what its provider reported), less what is refunded or on its way.
+    const rest = collected(payment, payment.currency) - held;
     const amount = input.amount === null || input.amount === undefined ? rest : toMinor(input.amount, payment.currency, 'amount');
     if (amount <= 0) throw invalid('amount', input.amount === null || input.amount === undefined ? 'nothing is left to refund' : 'must be more than 0');
     if (amount > rest) throw invalid('amount', `is more than the refundable rest (${toMajor(rest, payment.currency)} ${payment.currency})`);
@@ -522,17 +591,22 @@ export async function refundStatus(ctx: Ctx, orderId: string, refundId: string, 
 }
 
 /**
- * The carrier reports the cash of a cash-on-delivery order remitted: its open cod payment (or a
- * new one, when none was selected) becomes paid, in the caller's transaction.
+ * The carrier reports the cash of a cash-on-delivery order remitted: `collected` (minor units of
+ * the order's currency, what the parcel asked the customer for; default what is due) is what its
+ * open cod payment (or a new one, when none was selected) becomes paid for, in the caller's
+ * transaction.
  */
-export async function codRemitted(tx: TxCtx, orderId: string): Promise<void> {
-  const order = await lockOrder(tx, orderId);
-  if (PAID_STATUSES.includes(order.paymentStatus)) return;
+export async function codRemitted(tx: TxCtx, orderId: string, collectedAmount?: number): Promise<void> {
+  const order = await lockPayableOrder(tx, orderId);
+  const collected = collectedAmount ?? order.due;
+  if (isPaid(order) || collected <= 0) return;
   let payment = await tx.em.findOne(Payment, { orderId, provider: 'cod', status: 'pending' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!payment) {
-    if (order.total <= 0) return;
-    payment = tx.em.create(Payment, { storeId: order.storeId, orderId, provider: 'cod', method: 'cod', amount: order.total, currency: order.currency, status: 'pending' });
+    payment = tx.em.create(Payment, { storeId: order.storeId, orderId, provider: 'cod', method: 'cod', amount: collected, currency: order.currency, status: 'pending' });
     await tx.em.flush();
+  } else if (payment.amount !== collected) {
+    // Cash on delivery has no provider to ask: the payment is for what the courier collected.
+    payment.amount = collected;
   }
   await applyPaymentReport(tx, payment.id, { state: 'paid' });
   if (!order.paymentMethod) await syncOrder(tx, order, 'cod');

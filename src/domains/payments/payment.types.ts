@@ -13,6 +13,15 @@ export const PaymentState = graphqlEnum(
 );
 export const RefundState = graphqlEnum('RefundState', ['pending', 'requires_action', 'succeeded', 'failed', 'canceled'] as const satisfies readonly RefundStateName[]);
 
+@ObjectType('PaymentReported')
+export class PaymentReportedType {
+  @Field(() => Float, { description: 'Major units of currency.' })
+  amount!: number;
+
+  @Field(() => String)
+  currency!: string;
+}
+
 @ObjectType('Payment')
 export class PaymentType {
   @Field(() => ID)
@@ -44,6 +53,12 @@ export class PaymentType {
 
   @Field(() => GraphQLISODateTime, { nullable: true })
   paidAt!: string | null;
+
+  @Field(() => PaymentReportedType, {
+    nullable: true,
+    description: 'Set (a flag) when the provider reported this payment for another amount or currency than its own: what it reported. A paid payment counts only that toward the order.',
+  })
+  reported!: PaymentReportedType | null;
 
   @Field(() => GraphQLISODateTime)
   createdAt!: string;

@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Promo } from './promo.entity.js';
 import type { PromoCreateInput, PromoPage, PromoReason, PromoType, PromoUpdateInput, PromoValidateInput, PromoValidation } from './promo.types.js';
 import { Product } from '../products/product.entity.js';
-import { Order, type OrderItem } from '../orders/order.entity.js';
+import { orderForPromo } from './promo.hooks.js';
 import { storeCurrency } from '../stores/currency.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
@@ -242,7 +242,7 @@ export async function validatePromo(ctx: Ctx, storeId: string, input: PromoValid
   let lines: PricedLine[];
   let phone = input.customerPhone;
   if (input.orderId) {
-    const order = await ctx.em.findOne(Order, { id: input.orderId, storeId });
+    const order = await orderForPromo(ctx, storeId, input.orderId);
     if (!order) throw notFound('order');
     lines = order.items;
     phone ??= order.customerPhone;
@@ -281,7 +281,7 @@ export interface Redemption {
  * UPDATE also locks the promo row, so the per-customer count that follows is serialized too.
  * Any refusal is a 409 naming the reason, and the transaction undoes the count.
  */
-export async function redeemPromo(tx: TxCtx, storeId: string, order: { id: string; items: OrderItem[]; customerPhone: string | null }, rawCode: string): Promise<Redemption> {
+export async function redeemPromo(tx: TxCtx, storeId: string, order: { id: string; items: PricedLine[]; customerPhone: string | null }, rawCode: string): Promise<Redemption> {
   const em = tx.em as EntityManager;
   const code = normalizeCode(rawCode);
   const [row] = await em.execute<Array<Record<string, unknown>>>(

@@ -5,6 +5,7 @@ import {
   baseUrl,
   callProvider,
   headerValue,
+  ProviderError,
   type PaymentAdapter,
   type PaymentSecrets,
   type PaymentState,
@@ -16,6 +17,8 @@ interface ChargilyCheckout {
   id: string;
   entity: string;
   status: string;
+  amount?: number | null;
+  currency?: string | null;
   checkout_url?: string | null;
   metadata?: Record<string, unknown> | null;
 }
@@ -55,9 +58,16 @@ const metaString = (meta: Record<string, unknown> | null | undefined, name: stri
 /** Chargily's `{message}` error body (validation errors add `errors`). */
 const errorMessage = (body: { message?: unknown }) => (typeof body.message === 'string' ? body.message : undefined);
 
+/** The checkout's amount (whole dinars at Chargily) back in minor units, and its currency. */
+function amountOf(c: ChargilyCheckout): { amount: number | null; currency: string | null } {
+  const currency = typeof c.currency === 'string' && /^[a-z]{3}$/i.test(c.currency) ? c.currency.toUpperCase() : null;
+  const amount = Number.isSafeInteger(c.amount) && currency ? (c.amount as number) * 10 ** exponent(currency) : null;
+  return { amount: amount !== null && Number.isSafeInteger(amount) ? amount : null, currency };
+}
+
 function toCheckout(c: ChargilyCheckout): ProviderCheckout {
   if (!c || typeof c.id !== 'string') throw new AppError('BAD_GATEWAY', 'Chargily Pay answered without a checkout id');
-  return { ref: c.id, url: typeof c.checkout_url === 'string' ? c.checkout_url : null, state: STATES[c.status] ?? null, chargeRef: null };
+  return { ref: c.id, url: typeof c.checkout_url === 'string' ? c.checkout_url : null, state: STATES[c.status] ?? null, chargeRef: null, ...amountOf(c) };
 }
 
 /** Whole dinars: Chargily takes amounts in DZD without centimes. */
@@ -108,6 +118,18 @@ export function chargilyAdapter(config: { chargilyUrl: string }): PaymentAdapter
         await callProvider<ChargilyCheckout>({ name: 'Chargily Pay', method: 'GET', url: `${api}/checkouts/${encodeURIComponent(ref)}`, headers: auth(secrets), errorMessage }),
       );
     },
+    // POST /api/v2/checkouts/{id}/expire: only a `pending` checkout expires; Chargily answers 400
+    // for an expired one and 403 for any other status, so a refusal is answered by a read.
+    async expire(ref, secrets) {
+      try {
+        return toCheckout(
+          await callProvider<ChargilyCheckout>({ name: 'Chargily Pay', method: 'POST', url: `${api}/checkouts/${encodeURIComponent(ref)}/expire`, headers: auth(secrets), errorMessage }),
+        );
+      } catch (err) {
+        if (!(err instanceof ProviderError) || err.code === 'RATE_LIMITED') throw err;
+        return this.retrieve(ref, secrets);
+      }
+    },
     refund: async () => {
       throw new AppError('CONFLICT', 'Chargily Pay has no refund API: record the refund with manual: true');
     },
@@ -138,6 +160,7 @@ export function chargilyAdapter(config: { chargilyUrl: string }): PaymentAdapter
           orderId: metaString(data.metadata, 'orderId'),
           state: EVENT_STATES[event.type] ?? STATES[data.status] ?? null,
           chargeRef: null,
+          ...amountOf(data),
         },
       };
     },

@@ -19,6 +19,9 @@ export const codAdapter: PaymentAdapter = {
   retrieve: async () => {
     throw offline();
   },
+  expire: async () => {
+    throw offline();
+  },
   refund: async () => {
     throw offline();
   },

@@ -4,6 +4,7 @@ import {
   baseUrl,
   callProvider,
   headerValue,
+  ProviderError,
   type PaymentAdapter,
   type PaymentSecrets,
   type PaymentState,
@@ -22,6 +23,8 @@ interface StripeSession {
   status?: string | null;
   payment_status?: string | null;
   payment_intent?: string | { id: string } | null;
+  amount_total?: number | null;
+  currency?: string | null;
   client_reference_id?: string | null;
   metadata?: Record<string, string> | null;
 }
@@ -81,9 +84,15 @@ function sessionState(s: StripeSession): PaymentState | null {
   return null;
 }
 
+/** The session's amount and currency: Stripe counts in the currency's minor units, as Souk sends them. */
+const amountOf = (s: StripeSession) => ({
+  amount: Number.isSafeInteger(s.amount_total) ? (s.amount_total as number) : null,
+  currency: typeof s.currency === 'string' && /^[a-z]{3}$/i.test(s.currency) ? s.currency.toUpperCase() : null,
+});
+
 function toCheckout(s: StripeSession): ProviderCheckout {
   if (!s || typeof s.id !== 'string') throw new AppError('BAD_GATEWAY', 'Stripe answered without a Checkout Session id');
-  return { ref: s.id, url: s.url ?? null, state: sessionState(s), chargeRef: intentId(s) };
+  return { ref: s.id, url: s.url ?? null, state: sessionState(s), chargeRef: intentId(s), ...amountOf(s) };
 }
 
 function toRefund(r: StripeRefund): ProviderRefund {
@@ -166,6 +175,15 @@ export function stripeAdapter(config: { stripeUrl: string }): PaymentAdapter {
     async retrieve(ref, secrets) {
       return toCheckout(await get<StripeSession>(`/checkout/sessions/${encodeURIComponent(ref)}`, secrets));
     },
+    // POST /v1/checkout/sessions/{id}/expire: only an `open` session expires; Stripe refuses any other (400).
+    async expire(ref, secrets) {
+      try {
+        return toCheckout(await post<StripeSession>(`/checkout/sessions/${encodeURIComponent(ref)}/expire`, secrets, `expire-${ref}`, {}));
+      } catch (err) {
+        if (!(err instanceof ProviderError) || err.credentials || err.code === 'RATE_LIMITED') throw err;
+        return this.retrieve(ref, secrets);
+      }
+    },
     async refund(req, secrets) {
       let intent = req.chargeRef;
       if (!intent && req.checkoutRef) intent = (await this.retrieve(req.checkoutRef, secrets)).chargeRef;
@@ -197,7 +215,14 @@ export function stripeAdapter(config: { stripeUrl: string }): PaymentAdapter {
         const s = o as StripeSession;
         return {
           ...out,
-          checkout: { ref: s.id, paymentId: s.metadata?.paymentId ?? s.client_reference_id ?? null, orderId: s.metadata?.orderId ?? null, state: eventState(event.type, s), chargeRef: intentId(s) },
+          checkout: {
+            ref: s.id,
+            paymentId: s.metadata?.paymentId ?? s.client_reference_id ?? null,
+            orderId: s.metadata?.orderId ?? null,
+            state: eventState(event.type, s),
+            chargeRef: intentId(s),
+            ...amountOf(s),
+          },
         };
       }
       if (o.object === 'refund') {

@@ -1,0 +1,109 @@
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import {
+  execute,
+  getOperationAST,
+  Kind,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { getVariableValues } from 'graphql/execution/values.js';
+
+/**
+ * GraphQL execution through compiled operations (graphql-jit): an operation is turned once into
+ * a JavaScript function that calls the schema's resolvers, where graphql-js walks the schema and
+ * the document on every request (about half the CPU of a product read).
+ *
+ * Variables are still coerced by graphql-js first, so bad input is refused with its exact
+ * messages (the REST problem details and GraphQL errors are built from them); only valid
+ * variables reach the compiled function. Operations graphql-jit does not take (subscriptions,
+ * introspection, a document it cannot compile) run on graphql-js as before.
+ */
+export interface Operation {
+  run(contextValue: unknown, variableValues: Record<string, unknown> | undefined | null): Promise<ExecutionResult> | ExecutionResult;
+}
+
+/** Uses before an operation is compiled: a document sent once is not worth compiling (~1-5 ms). */
+const COMPILE_AFTER = 2;
+
+interface Entry {
+  uses: number;
+  operation: Operation | null;
+}
+
+/** graphql-js, for what is not compiled. */
+function interpreted(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Operation {
+  return {
+    run: (contextValue, variableValues) => execute({ schema, document, contextValue, variableValues, operationName }),
+  };
+}
+
+function touchesIntrospection(selectionSet: SelectionSetNode, document: DocumentNode, seen = new Set<string>()): boolean {
+  for (const s of selectionSet.selections) {
+    if (s.kind === Kind.FIELD) {
+      if (s.name.value.startsWith('__') && s.name.value !== '__typename') return true;
+      if (s.selectionSet && touchesIntrospection(s.selectionSet, document, seen)) return true;
+    } else if (s.kind === Kind.INLINE_FRAGMENT) {
+      if (touchesIntrospection(s.selectionSet, document, seen)) return true;
+    } else if (!seen.has(s.name.value)) {
+      seen.add(s.name.value);
+      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === s.name.value);
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION && touchesIntrospection(fragment.selectionSet, document, seen)) return true;
+    }
+  }
+  return false;
+}
+
+/** The compiled form of one operation, or graphql-js where it does not apply. */
+export function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName?: string): Operation {
+  const op: OperationDefinitionNode | null | undefined = getOperationAST(document, operationName);
+  if (!op || op.operation === 'subscription' || touchesIntrospection(op.selectionSet, document)) return interpreted(schema, document, operationName);
+  let compiled: ReturnType<typeof compileQuery<Record<string, unknown>, Record<string, unknown>>>;
+  try {
+    // Errors keep the resolver's own stack (their originalError); none is captured for nothing.
+    compiled = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
+  } catch {
+    return interpreted(schema, document, operationName);
+  }
+  if (!isCompiledQuery(compiled)) return interpreted(schema, document, operationName);
+  const definitions = op.variableDefinitions ?? [];
+  const query = compiled.query;
+  return {
+    run(contextValue, variableValues) {
+      const raw = variableValues ?? {};
+      if (definitions.length) {
+        // What graphql-js's execute answers for variables it refuses, word for word.
+        const coerced = getVariableValues(schema, definitions, raw, { maxErrors: 50 });
+        if (coerced.errors) return { errors: coerced.errors };
+      }
+      return query(undefined, contextValue, raw) as Promise<ExecutionResult> | ExecutionResult;
+    },
+  };
+}
+
+/**
+ * Operations by document, compiled on their second use: documents come from the REST table
+ * (fixed, parsed once) or from Apollo's document cache (the same object for the same text), so
+ * the document object is the key and a forgotten document takes its operations with it.
+ */
+export class OperationCache {
+  private readonly byDocument = new WeakMap<DocumentNode, Map<string, Entry>>();
+
+  constructor(private readonly schema: GraphQLSchema) {}
+
+  get(document: DocumentNode, operationName?: string | null): Operation {
+    let ops = this.byDocument.get(document);
+    if (!ops) this.byDocument.set(document, (ops = new Map()));
+    const key = operationName ?? '';
+    let entry = ops.get(key);
+    if (!entry) ops.set(key, (entry = { uses: 0, operation: null }));
+    if (entry.operation) return entry.operation;
+    if (++entry.uses >= COMPILE_AFTER) {
+      entry.operation = compileOperation(this.schema, document, operationName ?? undefined);
+      return entry.operation;
+    }
+    return interpreted(this.schema, document, operationName ?? undefined);
+  }
+}
