@@ -1,6 +1,6 @@
 import { invalid } from '../../../src/core/errors.js';
 import { namedStore, requireStore, storeFor } from '../locate.js';
-import { envelope, located, pageArgs, pageList, scan, SCAN_LIMIT, tooManyToFilter, type SoukPage, deleteRoute } from '../pages.js';
+import { envelope, located, pageArgs, pageList, scan, SCAN_LIMIT, tooManyToFilter, type SoukPage, deleteRoute, STORE_PARAMS, FIND_PARAMS } from '../pages.js';
 import { assertById, PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, input, int, nnum, nstr, num, obj, pageOf, str, time } from '../schema.js';
 import {
@@ -227,7 +227,7 @@ export const routes: FeeefRoute[] = [
     summary: 'Show an order',
     operation: GET_ORDER,
     operations: [STATUSES],
-    query: { by: { type: 'string', description: 'Only id' }, store_id: { type: 'string' }, storeId: { type: 'string' } },
+    query: FIND_PARAMS,
     response: orderSchema,
     handle: async (call) => {
       assertById(call.query);
@@ -243,7 +243,7 @@ export const routes: FeeefRoute[] = [
     summary: 'Change the given fields of an order: customer, items, metadata, status (a Feeef status or a customStatus slug); shipping, totals and payment are fixed (400)',
     operation: UPDATE,
     operations: [STATUSES, GET_ORDER],
-    query: { store_id: { type: 'string' }, storeId: { type: 'string' } },
+    query: STORE_PARAMS,
     body: { type: 'object', additionalProperties: true },
     response: orderSchema,
     handle: async (call) => {
@@ -281,7 +281,7 @@ export const routes: FeeefRoute[] = [
     summary: "An order's status and its delivery history (the events of its parcels), for a member of its store",
     operation: GET_ORDER,
     operations: [STATUSES, PARCELS],
-    query: { store_id: { type: 'string' }, storeId: { type: 'string' } },
+    query: STORE_PARAMS,
     response: trackSchema,
     handle: async (call) => {
       const id = call.params.id;
