@@ -25,6 +25,17 @@ export interface IngressRequest {
   ip: string;
 }
 
+/** What a route that drives its GraphQL itself (`RestRoute.handle`) is given. */
+export interface RouteTools {
+  /**
+   * Runs the route's operation (or one of its `operations`) with the request's context, or with
+   * a context of another `authorization` header (null: anonymous); answers the root field's value
+   * and throws a `ProblemError` (the same problem+json as a table route) when GraphQL refuses.
+   */
+  run(variables: Record<string, unknown>, opts?: { operation?: string; authorization?: string | null }): Promise<any>;
+  ctx: import('../src/core/context.js').Ctx;
+}
+
 export interface RestRoute {
   method: HttpMethod;
   /**
@@ -40,6 +51,14 @@ export interface RestRoute {
    * (a service call) verifies the provider's signature over the raw body.
    */
   ingress?: (req: IngressRequest, deps: import('../src/core/context.js').Deps) => Promise<RestReply>;
+  /**
+   * The route maps the request and the answer itself, running `operation` (and `operations`) as
+   * often as it needs (another table's conventions: a lookup before the write, pages walked).
+   * The router then does no query-string or body mapping of its own.
+   */
+  handle?: (req: RestRequest, tools: RouteTools) => Promise<RestReply>;
+  /** Further documents a `handle` route runs, parsed and validated at start like `operation`. */
+  operations?: string[];
   /** Build the whole response from the root field's value (redirects, PDFs, conditional GETs). */
   reply?: (value: any, req: RestRequest) => RestReply;
   /** Answer with a strong ETag of the JSON body, and 304 when If-None-Match matches. */

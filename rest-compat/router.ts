@@ -13,7 +13,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { createHash } from 'node:crypto';
-import type { RestReply, RestRequest, RestRoute } from './route.js';
+import type { RestReply, RestRequest, RestRoute, RouteTools } from './route.js';
 import { ROUTES } from './routes/index.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createContext, type Ctx, type Deps } from '../src/core/context.js';
@@ -38,12 +38,35 @@ export interface CompiledRoute {
   idempotent: boolean;
   /** The created resource's URL, for the Location header of a 201. */
   location: ((body: any, req: RestRequest) => string) | null;
+  /** A `handle` route's further documents, by their text. */
+  operations: Map<string, CompiledDocument>;
+}
+
+interface CompiledDocument {
+  document: DocumentNode;
+  rootField: string;
+  declared: Map<string, GraphQLInputType>;
+  /** query, mutation or subscription. */
+  kind: OperationDefinitionNode['operation'];
 }
 
 const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
 /** fastify's router reads `:` as a parameter; a custom verb's colon is escaped as `::`. */
 export const fastifyPathOf = (path: string) => path.replace(/:(?=[A-Za-z])/g, '::').replace(/\{(\w+)\}/g, ':$1');
+
+function compileDocument(schema: GraphQLSchema, key: string, operation: string): CompiledDocument {
+  const document = parse(operation);
+  const problems = validate(schema, document);
+  if (problems.length) throw new Error(`REST route ${key}: ${problems.map((p) => p.message).join('; ')}`);
+  const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+  if (!op) throw new Error(`REST route ${key}: no operation`);
+  const fields = op.selectionSet.selections.filter((s) => s.kind === 'Field');
+  if (fields.length !== 1 || fields[0].kind !== 'Field') throw new Error(`REST route ${key}: exactly one root field expected`);
+  const rootField = fields[0].alias?.value ?? fields[0].name.value;
+  const declared = new Map((op.variableDefinitions ?? []).map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never) as GraphQLInputType]));
+  return { document, rootField, declared, kind: op.operation };
+}
 
 /** Parse and validate every document once, at start: a broken table never serves. */
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTES): CompiledRoute[] {
@@ -54,22 +77,16 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
     seen.add(key);
     const pathParams = paramNames(route.path);
     if (route.ingress) {
-      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null };
+      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null, operations: new Map() };
     }
     if (!route.operation) throw new Error(`REST route ${key}: an operation or an ingress handler is required`);
-    const document = parse(route.operation);
-    const problems = validate(schema, document);
-    if (problems.length) throw new Error(`REST route ${key}: ${problems.map((p) => p.message).join('; ')}`);
-    const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
-    if (!op) throw new Error(`REST route ${key}: no operation`);
-    const fields = op.selectionSet.selections.filter((s) => s.kind === 'Field');
-    if (fields.length !== 1 || fields[0].kind !== 'Field') throw new Error(`REST route ${key}: exactly one root field expected`);
-    const rootField = fields[0].alias?.value ?? fields[0].name.value;
-    const declared = new Map((op.variableDefinitions ?? []).map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never) as GraphQLInputType]));
+    const { document, rootField, declared, kind } = compileDocument(schema, key, route.operation);
     const bodyVar = route.body ?? (declared.has('input') && route.method !== 'GET' && route.method !== 'DELETE' ? 'input' : null);
     if (bodyVar && !declared.has(bodyVar)) throw new Error(`REST route ${key}: body variable $${bodyVar} is not declared`);
-    for (const p of pathParams) if (!declared.has(p)) throw new Error(`REST route ${key}: path parameter {${p}} has no variable`);
+    // A handle route maps its path parameters itself.
+    if (!route.handle) for (const p of pathParams) if (!declared.has(p)) throw new Error(`REST route ${key}: path parameter {${p}} has no variable`);
     const queryVars = new Map([...declared].filter(([name]) => name !== bodyVar && !pathParams.includes(name)));
+    const operations = new Map((route.operations ?? []).map((text) => [text, compileDocument(schema, key, text)]));
     return {
       route,
       document,
@@ -79,8 +96,9 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
       queryVars,
       fastifyPath: fastifyPathOf(route.path),
       // Payment routes keep their keys with the order ($idempotencyKey); public calls have no caller to key by.
-      idempotent: route.method === 'POST' && op.operation === 'mutation' && !declared.has('idempotencyKey') && route.idempotent !== false,
+      idempotent: route.method === 'POST' && kind === 'mutation' && !declared.has('idempotencyKey') && route.idempotent !== false,
       location: null,
+      operations,
     };
   });
   for (const c of compiled) c.location = locationOf(c, compiled);
@@ -228,6 +246,46 @@ function registerIngress(app: FastifyInstance, deps: Deps, c: CompiledRoute): vo
   });
 }
 
+/** A refusal a `handle` route's GraphQL run met: sent as is unless the route catches it. */
+export class ProblemError extends Error {
+  constructor(
+    readonly problem: Problem,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(problem.detail);
+    this.name = 'ProblemError';
+  }
+}
+
+export interface RegisterOptions {
+  /** How this table reads the Authorization header before it resolves the caller (another API's quirks). */
+  authorization?: (header: string | undefined) => string | undefined;
+}
+
+/** Runs a compiled document; GraphQL's refusal becomes the table's problem. */
+async function runDocument(
+  req: FastifyRequest,
+  c: CompiledRoute,
+  operations: OperationCache,
+  document: DocumentNode,
+  rootField: string,
+  bodyVar: string | null,
+  variables: Record<string, unknown>,
+  ctx: Ctx,
+): Promise<{ value?: unknown; problem?: ProblemError }> {
+  const result = await operations.get(document).run(ctx, variables);
+  if (result.errors?.length) {
+    const body = errorsToProblem(result.errors, bodyVar);
+    ctx.request?.errorCodes.push(body.code);
+    if (body.code === 'INTERNAL') {
+      for (const e of result.errors) req.log.error({ err: e.originalError ?? e, route: `${c.route.method} ${c.route.path}` }, 'route failed');
+    }
+    const headers = result.errors.map((e) => e.originalError).find((e): e is AppError => e instanceof AppError)?.headers;
+    return { problem: new ProblemError(body, headers) };
+  }
+  return { value: (result.data as Record<string, unknown>)[rootField] };
+}
+
 /** A route's answer: a success the route shaped, or the problem its GraphQL errors map to. */
 export interface RouteAnswer extends RestReply {
   problem?: Problem;
@@ -240,17 +298,8 @@ export interface RouteAnswer extends RestReply {
  */
 export async function runRoute(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx): Promise<RouteAnswer> {
   const variables = buildVariables(c, req);
-  const result = await operations.get(c.document!).run(ctx, variables);
-  if (result.errors?.length) {
-    const body = errorsToProblem(result.errors, c.bodyVar);
-    ctx.request?.errorCodes.push(body.code);
-    if (body.code === 'INTERNAL') {
-      for (const e of result.errors) req.log.error({ err: e.originalError ?? e, route: `${c.route.method} ${c.route.path}` }, 'route failed');
-    }
-    const headers = result.errors.map((e) => e.originalError).find((e): e is AppError => e instanceof AppError)?.headers;
-    return { status: body.status, headers, problem: body };
-  }
-  const value = (result.data as Record<string, unknown>)[c.rootField];
+  const { value, problem: refused } = await runDocument(req, c, operations, c.document!, c.rootField, c.bodyVar, variables, ctx);
+  if (refused) return { status: refused.problem.status, headers: refused.headers, problem: refused.problem };
   const answer: RouteAnswer = c.route.reply ? c.route.reply(value, restRequest(req)) : { status: c.route.status ?? 200 };
   if (!c.route.reply && answer.status !== 204) answer.body = c.route.result ? c.route.result(value) : value;
   if (answer.status === 201 && c.location) answer.headers = { ...answer.headers, location: c.location(answer.body, restRequest(req)) };
@@ -293,9 +342,36 @@ async function runIdempotent(c: CompiledRoute, req: FastifyRequest, operations: 
   }
   return answer;
 }
+/** A `handle` route: the route drives its documents through `run`. */
+async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps, operations: OperationCache, c: CompiledRoute, ctx: Ctx): Promise<FastifyReply> {
+  const tools: RouteTools = {
+    ctx,
+    async run(variables, opts = {}) {
+      const main = !opts.operation || opts.operation === c.route.operation;
+      const doc = main ? { document: c.document!, rootField: c.rootField, declared: new Map(), kind: 'query' as const } : c.operations.get(opts.operation!);
+      if (!doc) throw new Error(`REST route ${c.route.method} ${c.route.path}: operation not declared in operations`);
+      let runCtx = ctx;
+      if (opts.authorization !== undefined) {
+        runCtx = await createContext(deps, opts.authorization ?? undefined, req.ip);
+        runCtx.request = ctx.request;
+        if (runCtx.authFailure) throw new ProblemError(problem('UNAUTHENTICATED', runCtx.authFailure));
+      }
+      const bodyVar = (main ? c.bodyVar === 'input' : doc.declared.has('input')) ? 'input' : null;
+      const { value, problem: refused } = await runDocument(req, c, operations, doc.document, doc.rootField, bodyVar, variables, runCtx);
+      if (refused) throw refused;
+      return value;
+    },
+  };
+  try {
+    return sendReply(reply, await c.route.handle!(restRequest(req), tools));
+  } catch (err) {
+    if (err instanceof ProblemError) return sendProblem(reply, err.problem, err.headers);
+    throw err;
+  }
+}
 
-export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[]): void {
-  // Each route's fixed document runs as a compiled operation once it is in use.
+export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[], options: RegisterOptions = {}): void {
+  // Each route's fixed documents run as compiled operations once they are in use.
   const operations = new OperationCache(schema);
   for (const c of compiled) {
     if (c.route.ingress) {
@@ -306,9 +382,11 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
       method: c.route.method,
       url: c.fastifyPath,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        const authorization = options.authorization ? options.authorization(req.headers.authorization) : req.headers.authorization;
         // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.
-        const ctx = noteContext(req, await createContext(deps, req.headers.authorization, req.ip));
+        const ctx = noteContext(req, await createContext(deps, authorization, req.ip));
         if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
+        if (c.route.handle) return handleRoute(req, reply, deps, operations, c, ctx);
         const answer = await runIdempotent(c, req, operations, ctx);
         if (answer.problem) return sendProblem(reply, answer.problem, answer.headers);
         if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer);

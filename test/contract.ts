@@ -17,11 +17,18 @@ interface Contract {
 
 const contracts = new Map<string, Promise<Contract>>();
 
-function load(base: string): Promise<Contract> {
-  let c = contracts.get(base);
+/** /v1 and the Feeef face each serve their own document; the face's paths are below its prefix. */
+const FACES = [
+  { prefix: '/feeef/v1', doc: '/feeef/v1/openapi.json' },
+  { prefix: '', doc: '/v1/openapi.json' },
+];
+
+function load(base: string, docPath = '/v1/openapi.json'): Promise<Contract> {
+  const key = `${base}${docPath}`;
+  let c = contracts.get(key);
   if (!c) {
     c = (async () => {
-      const doc = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
+      const doc = (await (await fetch(`${base}${docPath}`)).json()) as { paths: Record<string, Record<string, any>> };
       const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true });
       addFormats(ajv);
       ajv.addSchema({ ...doc, $id: 'openapi' });
@@ -34,7 +41,7 @@ function load(base: string): Promise<Contract> {
       routes.sort((a, b) => a.params - b.params);
       return { doc, ajv, routes, compiled: new Map() };
     })();
-    contracts.set(base, c);
+    contracts.set(key, c);
   }
   return c;
 }
@@ -43,9 +50,11 @@ const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.re
 
 /** Returns a description of the mismatch, or null when the response keeps the contract. */
 export async function contractMismatch(base: string, method: string, url: string, status: number, contentType: string, body: unknown): Promise<string | null> {
-  const path = decodeURIComponent(url.split('?')[0]).replace(/%3A/gi, ':');
-  if (!path.startsWith('/v1/') || path === '/v1/openapi.json') return null;
-  const c = await load(base);
+  const full = decodeURIComponent(url.split('?')[0]).replace(/%3A/gi, ':');
+  const face = FACES.find((f) => full.startsWith(`${f.prefix}/`) && (f.prefix || full.startsWith('/v1/')));
+  if (!face || full === face.doc) return null;
+  const path = full.slice(face.prefix.length);
+  const c = await load(base, face.doc);
   const route = c.routes.find((r) => r.re.test(path) && c.doc.paths[r.template][method.toLowerCase()]);
   if (!route) {
     // An unknown route or method answers 404 problem+json, which is the contract too.

@@ -1,3 +1,5 @@
+import { assertJsonLimits, METADATA_MAX_BYTES } from '../core/input.js';
+
 /** JSON with object keys sorted at every level: equal values give equal text (jsonb reorders keys). */
 export function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
@@ -25,4 +27,11 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else Object.defineProperty(result, key, { value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value), enumerable: true, writable: true, configurable: true });
   }
   return result;
+}
+
+/** Metadata after an RFC 7396 merge patch, held to the limits of metadata (64 KiB, 32 levels) at `metadataPatch`. */
+export function patchedMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged = mergePatch(current, patch) as Record<string, unknown>;
+  assertJsonLimits(merged, 'metadataPatch', { maxBytes: METADATA_MAX_BYTES });
+  return merged;
 }

@@ -10,6 +10,7 @@ import { GraphQLError, specifiedRules, validate } from 'graphql';
 import { graphqlLimits } from './graphql-limits.js';
 import { compileRoutes, registerRoutes } from '../../rest-compat/router.js';
 import { buildOpenApi } from '../../rest-compat/openapi.js';
+import { registerFeeef } from '../../rest-compat/feeef/face.js';
 import { createContext, type Ctx, type Deps } from '../core/context.js';
 import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
@@ -313,6 +314,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   for (const m of deps.modules) if (m.http?.paths) Object.assign(openapi.paths as OpenApiPaths, m.http.paths);
   app.get('/v1/openapi.json', async () => openapi);
   registerRoutes(app, deps, schema, compiled);
+  registerFeeef(app, deps, schema);
   for (const m of deps.modules) m.http?.register(app, deps);
 
   return { app, apollo };

@@ -24,6 +24,9 @@ export class UserType {
   @Field(() => Boolean)
   emailVerified!: boolean;
 
+  @Field(() => Date, { nullable: true, description: 'When the email address was verified; null until then.' })
+  emailVerifiedAt!: Date | null;
+
   @Field(() => Date)
   createdAt!: Date;
 
@@ -37,6 +40,7 @@ export class UserType {
       name: user.name,
       platformRole: user.platformRole,
       emailVerified: user.emailVerifiedAt !== null,
+      emailVerifiedAt: user.emailVerifiedAt,
       createdAt: user.createdAt,
       updatedAt: user.updatedAt,
     });

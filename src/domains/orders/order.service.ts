@@ -14,6 +14,7 @@ import { parseInstant } from '../../lib/dates.js';
 import { amountDue, repricedStatus, totalOf } from './order.money.js';
 import { redeemPromo } from '../promos/promo.service.js';
 import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.js';
+import { patchedMetadata } from '../../lib/json.js';
 import { newOrder, newOrderDefaults, resolveItems } from './order.new.js';
 import { createOrderInOneStatement } from './order.one-statement.js';
 import { orderView } from './order.view.js';
@@ -387,6 +388,7 @@ export async function updateOrder(ctx: Ctx, storeId: string, id: string, input: 
         if (status) setStatus(o, status);
         if (input.landingPageId !== undefined) o.landingPageId = landingPageId;
         if (input.metadata != null) o.metadata = input.metadata;
+        if (input.metadataPatch != null) o.metadata = patchedMetadata(o.metadata, input.metadataPatch);
       },
       { inbound: isInbound(input) },
     );

@@ -24,6 +24,12 @@ export class ProductResolver {
     return products.getProduct(ctx, storeId, id);
   }
 
+  @Allow(policies.store('store.read'))
+  @Query(() => ProductType, { description: 'A product by its slug, which is unique in its store.' })
+  productBySlug(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('slug', () => String) slug: string): Promise<ProductType> {
+    return products.getProductBySlug(ctx, storeId, slug);
+  }
+
   @Allow(policies.store('products.write'))
   @Mutation(() => ProductType)
   createProduct(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => ProductCreateInput) input: ProductCreateInput): Promise<ProductType> {

@@ -12,6 +12,7 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { exponent, toMajor, toMinor } from '../../core/money.js';
 import { storeCurrency } from '../stores/currency.js';
 import { productStockSet } from './product.hooks.js';
+import { patchedMetadata } from '../../lib/json.js';
 
 /** The product as REST, GraphQL and event payloads show it. */
 export function productView(p: Product, currency: string): ProductType {
@@ -186,6 +187,15 @@ export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise
   return rowView(row);
 }
 
+const BY_SLUG_SQL = `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.store_id = ? and p.slug = ?`;
+
+export async function getProductBySlug(ctx: Ctx, storeId: string, slug: string): Promise<ProductType> {
+  const [row] = await readRows(ctx, BY_SLUG_SQL, [storeId, slug]);
+  if (!row) throw notFound('product');
+  rememberCurrency(storeId, row.currency);
+  return rowView(row);
+}
+
 /** A product as its payload shows it, built by SQL from the row `p` (price in major units of a currency with `e` decimals). */
 const productJson = (p: string, e: number) => {
   const iso = (column: string) => isoText(`${p}.${column}`);
@@ -231,7 +241,7 @@ function updateStatement(e: number): { ctes: string; data: string } {
  */
 async function updateInOneStatement(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType | null> {
   const currency = knownCurrencies.get(storeId);
-  if (!currency || inTransaction(ctx) || input.slug != null || input.stock != null) return null;
+  if (!currency || inTransaction(ctx) || input.slug != null || input.stock != null || input.metadataPatch != null) return null;
   let price: number | null = null;
   if (input.price != null) {
     try {
@@ -288,6 +298,7 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
       if (input.stock != null) product.stock = input.stock;
       if (input.status != null) product.status = input.status;
       if (input.metadata != null) product.metadata = input.metadata;
+      if (input.metadataPatch != null) product.metadata = patchedMetadata(product.metadata, input.metadataPatch);
       const changed = JSON.stringify({ ...productView(product, currency), updatedAt: null }) !== JSON.stringify({ ...before, updatedAt: null });
       if (!changed) return before;
       product.updatedAt = new Date();

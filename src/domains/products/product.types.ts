@@ -136,4 +136,11 @@ export class ProductUpdateInput {
   @IsOptional()
   @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
   metadata?: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'An RFC 7396 merge patch of metadata, applied to the stored metadata under the row lock (a null member removes a key); after metadata when both are given.',
+  })
+  @IsOptional()
+  @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
+  metadataPatch?: Record<string, unknown> | null;
 }

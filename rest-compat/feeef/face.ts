@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import type { Deps } from '../../src/core/context.js';
+import { problem } from '../../src/core/errors.js';
+import { sendProblem } from '../../src/edge/http-problem.js';
+import { buildOpenApi } from '../openapi.js';
+import { compileRoutes, fastifyPathOf, registerRoutes, type CompiledRoute } from '../router.js';
+import type { HttpMethod } from '../route.js';
+import { FEEEF_ROUTES } from './index.js';
+import { normalizeAuthorization, notImplemented, PREFIX, toRestRoute, type FeeefRoute } from './route.js';
+import { UNSUPPORTED } from './unsupported.js';
+
+/**
+ * The Feeef-compatible face at /feeef/v1: a second REST table over the same schema, so code
+ * written against Feeef's SDK works by changing its `baseURL` (docs/feeef.md).
+ */
+
+type Json = Record<string, any>;
+
+const BODY_LIMIT = 1024 * 1024;
+const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+function compileFeeef(schema: GraphQLSchema): CompiledRoute[] {
+  return compileRoutes(
+    schema,
+    FEEEF_ROUTES.map(({ tag, route }) => toRestRoute(route, tag)),
+  );
+}
+
+const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+
+const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
+
+/** The face's OpenAPI: the shared builder's document, re-rooted at the prefix, with Feeef's parameters and bodies. */
+function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUrl: string): Json {
+  const doc = buildOpenApi(schema, compiled, publicUrl) as Json;
+  const byKey = new Map<string, FeeefRoute>(FEEEF_ROUTES.map(({ route }) => [`${route.method} ${PREFIX}${route.path}`, route]));
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const [method, op] of Object.entries(item as Json)) {
+      const r = byKey.get(`${method.toUpperCase()} ${path}`);
+      if (!r) continue;
+      const query = Object.entries(r.query ?? {}).map(([name, p]) => ({
+        name: p.type === 'list' ? `${name}[]` : name,
+        in: 'query',
+        required: false,
+        schema: p.type === 'list' ? { type: 'array', items: { type: 'string' } } : { type: p.type },
+        ...(p.type === 'list' ? { style: 'form', explode: true } : {}),
+        ...(p.description ? { description: p.description } : {}),
+      }));
+      const parameters = [...pathParams(r.path), ...query];
+      if (parameters.length) op.parameters = parameters;
+      else delete op.parameters;
+      if (r.body) {
+        op.requestBody = { required: false, content: { 'application/json': { schema: r.body }, 'application/x-www-form-urlencoded': { schema: r.body } } };
+      } else delete op.requestBody;
+      if (r.status !== 204 && !r.response) op.responses[String(r.status ?? 200)].content['application/json'].schema = { type: 'object' };
+      (paths[r.path] ??= {})[method] = op;
+    }
+  }
+  for (const u of UNSUPPORTED) {
+    for (const path of u.paths) {
+      const item = (paths[path] ??= {});
+      for (const method of METHODS) {
+        const m = method.toLowerCase();
+        if (item[m]) continue;
+        item[m] = {
+          operationId: `unsupported ${method} ${path}`.replace(/[^A-Za-z0-9]+(.)?/g, (_s, c: string | undefined) => (c ? c.toUpperCase() : '')),
+          summary: `Not a Souk feature (${u.group}): ${u.why}`,
+          tags: [u.group],
+          ...(pathParams(path).length ? { parameters: pathParams(path) } : {}),
+          responses: { '501': problemResponse(`NOT_IMPLEMENTED: ${u.group}`) },
+          security: [],
+        };
+      }
+    }
+  }
+  return {
+    ...doc,
+    info: {
+      ...doc.info,
+      title: 'Souk REST API, Feeef-compatible face',
+      description:
+        "Feeef's wire shapes (the feeef.js SDK) over the Souk GraphQL schema: point the SDK's baseURL here. Every route runs GraphQL operations against the same schema and policies as /v1; see docs/feeef.md.",
+    },
+    servers: [{ url: `${publicUrl}${PREFIX}`, description: 'The Feeef-compatible face of this service' }],
+    tags: [...new Set(Object.values(paths).flatMap((item: Json) => Object.values(item).flatMap((op: Json) => op.tags ?? [])))].map((name) => ({ name, description: `${name} routes` })),
+    paths,
+  };
+}
+
+/**
+ * Mounts the face: its routes through the shared router (an empty `Bearer ` is no token here),
+ * a form parser (Feeef's SDK posts body-less requests as empty forms, and OAuth as forms), the
+ * 501 groups, and its OpenAPI document.
+ */
+export function registerFeeef(app: FastifyInstance, deps: Deps, schema: GraphQLSchema): void {
+  const compiled = compileFeeef(schema);
+  const openapi = feeefOpenApi(schema, compiled, deps.config.publicUrl);
+  const taken = new Set(compiled.map((c) => `${c.route.method} ${c.fastifyPath}`));
+  void app.register(async (scoped) => {
+    scoped.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+      const text = String(body);
+      done(null, text.trim() === '' ? undefined : Object.fromEntries(new URLSearchParams(text)));
+    });
+    // Other media types reach the route as bytes; routes that read a body refuse them (400), 501 groups ignore them.
+    scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, (body as Buffer).length ? body : undefined));
+    scoped.get(`${PREFIX}/openapi.json`, async () => openapi);
+    registerRoutes(scoped, deps, schema, compiled, { authorization: normalizeAuthorization });
+    for (const u of UNSUPPORTED) {
+      for (const p of [...u.paths, ...(u.prefixes ?? []).map((p) => `${p}/*`)]) {
+        const url = fastifyPathOf(PREFIX + p);
+        const methods = METHODS.filter((m) => !taken.has(`${m} ${url}`));
+        const detail = notImplemented(u.group, `${u.group} is a Feeef feature Souk does not have: ${u.why}`).message;
+        scoped.route({ method: methods, url, handler: async (_req, reply) => sendProblem(reply, problem('NOT_IMPLEMENTED', detail)) });
+      }
+    }
+  });
+}
