@@ -115,6 +115,8 @@ const fill = (template: string, values: Record<string, unknown>) => template.rep
 function locationOf(c: CompiledRoute, compiled: CompiledRoute[]): CompiledRoute['location'] {
   const r = c.route;
   if (r.location) return r.location;
+  // A handle route shapes its whole reply, headers included.
+  if (r.handle) return null;
   if (r.status !== 201 && !r.extraResponses?.['201']) return null;
   const storeQuery = (target: CompiledRoute, req: RestRequest) =>
     target.queryVars.has('storeId') && typeof req.query.storeId === 'string' ? `?storeId=${encodeURIComponent(req.query.storeId)}` : '';

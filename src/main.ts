@@ -35,8 +35,9 @@ async function main() {
   const where = config.role === 'worker' ? null : entryPoints(service.url);
   lifecycle.info(
     { url: service.url, database, role: config.role, ...where },
-    `souk listening on ${service.url} (database: ${database}, role: ${config.role})` +
-      (where ? `; GraphiQL ${where.graphql}, REST reference ${where.reference}, console ${where.dashboard}` : ''),
+    where
+      ? `souk listening on ${service.url} (database: ${database}, role: ${config.role}); GraphiQL ${where.graphql}, REST reference ${where.reference}, console ${where.dashboard}`
+      : `souk listening on ${service.url} (database: ${database}, role: ${config.role})`,
   );
 
   let stopping = false;

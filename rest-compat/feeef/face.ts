@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Deps } from '../../src/core/context.js';
 import { problem } from '../../src/core/errors.js';
 import { sendProblem } from '../../src/edge/http-problem.js';
-import { buildOpenApi } from '../openapi.js';
+import { buildOpenApi, type OpenApiInfo } from '../openapi.js';
 import { compileRoutes, fastifyPathOf, registerRoutes, type CompiledRoute } from '../router.js';
 import type { HttpMethod } from '../route.js';
 import { FEEEF_ROUTES } from './index.js';
@@ -31,9 +31,25 @@ const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) =>
 
 const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
 
+const FEEEF_INFO: OpenApiInfo = {
+  title: 'Souk: Feeef-compatible REST face',
+  description:
+    "Souk's API in the wire shapes of Feeef's SDK (feeef.js): point the SDK's baseURL at <souk>/feeef/v1. Same schema, services and authorization as /v1; Feeef products Souk does not have answer 501 NOT_IMPLEMENTED (docs/feeef.md).",
+  tags: {
+    users: 'Accounts, sign-in and tokens in Feeef\'s auth shapes; `users/auth/code` is the session transfer.',
+    apps: 'OAuth apps, their tokens and app data, with form-encoded OAuth endpoints.',
+    stores: 'Stores and their members, with Feeef roles.',
+    catalog: 'Products, product landing pages and analytics, as flat resources.',
+    orders: 'Orders with Feeef status and customStatus, and their batch envelope.',
+    templates: 'Store templates, components and image prompt templates.',
+    shipping: 'Shipping methods and prices, promos and carrier routes per provider.',
+    inventory: 'Stock levels and purchase orders (Feeef projectId = the store).',
+  },
+};
+
 /** The face's OpenAPI: the shared builder's document, re-rooted at the prefix, with Feeef's parameters and bodies. */
 function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUrl: string): Json {
-  const doc = buildOpenApi(schema, compiled, publicUrl) as Json;
+  const doc = buildOpenApi(schema, compiled, publicUrl, FEEEF_INFO) as Json;
   const byKey = new Map<string, FeeefRoute>(FEEEF_ROUTES.map(({ route }) => [`${route.method} ${PREFIX}${route.path}`, route]));
   const paths: Json = {};
   for (const [path, item] of Object.entries(doc.paths as Json)) {

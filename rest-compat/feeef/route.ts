@@ -46,6 +46,8 @@ export interface FeeefRoute {
   response?: Record<string, unknown>;
   /** Other statuses the route answers (501 for a provider Souk lacks, 400 ABORTED batches). */
   responses?: Record<string, Record<string, unknown>>;
+  /** Calls a provider while answering (429, 502, 503 may come back). */
+  upstream?: boolean;
   handle: (call: Call) => Promise<unknown>;
 }
 
@@ -146,6 +148,16 @@ function bodyObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/**
+ * The face's operationIds follow its paths (`POST /users/auth/code/consume` →
+ * `feeefPostUsersAuthCodeConsume`): stable, and apart from /v1's, which name GraphQL fields.
+ */
+function operationIdOf(r: FeeefRoute): string {
+  const words = r.path.split('/').flatMap((seg) => seg.replace(/[{}]/g, '').split(/[^A-Za-z0-9]+/)).filter(Boolean);
+  const camel = [r.method.toLowerCase(), ...words].map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  return `feeef${camel}`;
+}
+
 /** Turns a face entry into a table entry for the shared router and OpenAPI builder. */
 export function toRestRoute(r: FeeefRoute, tag: string): RestRoute {
   return {
@@ -156,6 +168,8 @@ export function toRestRoute(r: FeeefRoute, tag: string): RestRoute {
     operations: r.operations,
     status: r.status,
     tags: [tag],
+    operationId: operationIdOf(r),
+    ...(r.upstream ? { upstream: true } : {}),
     ...(r.response ? { responseSchema: r.response } : {}),
     ...(r.responses ? { extraResponses: r.responses } : {}),
     handle: async (req: RestRequest, tools: RouteTools): Promise<RestReply> => {

@@ -260,6 +260,7 @@ export const routes: FeeefRoute[] = [
   {
     method: 'GET',
     path: `${YALIDINE}/fees`,
+    upstream: true,
     summary:
       "Feeef's legacy fee table: one [desk, home] pair per wilaya, in wilaya-code order, from the integration's fromWilaya (each the wilaya's lowest commune fee; one carrier call per deliverable wilaya)",
     operation: FEES,
@@ -285,6 +286,7 @@ export const routes: FeeefRoute[] = [
   {
     method: 'POST',
     path: `${YALIDINE}/send`,
+    upstream: true,
     summary: "Ship an order with the store's Yalidine integration {orderId} (credentials in the body are ignored)",
     operation: `mutation($storeId: ID!, $input: CarrierSendInput!) { carrierSend(storeId: $storeId, input: $input) { ${PARCEL} } }`,
     status: 201,
@@ -298,6 +300,7 @@ export const routes: FeeefRoute[] = [
   {
     method: 'GET',
     path: `${YALIDINE}/statistics`,
+    upstream: true,
     summary: "The store's parcels by status and wilaya, delivery and return rates, cash collected (Souk's carrier statistics)",
     operation: 'query($storeId: ID!) { carrierStatistics(storeId: $storeId) { byStatus deliveredRate returnRate codCollected byWilaya } }',
     response: obj({ byStatus: anyObj, byWilaya: anyObj, codCollected: num }),
