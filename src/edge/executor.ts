@@ -4,6 +4,7 @@ import {
   GraphQLError,
   getOperationAST,
   Kind,
+  valueFromASTUntyped,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
@@ -23,6 +24,8 @@ import { getVariableValues } from 'graphql/execution/values.js';
  * introspection, a document it cannot compile) run on graphql-js as before.
  */
 export interface Operation {
+  /** Whether graphql-jit runs it (false: graphql-js). */
+  readonly compiled: boolean;
   run(contextValue: unknown, variableValues: Record<string, unknown> | undefined | null): Promise<ExecutionResult> | ExecutionResult;
 }
 
@@ -37,6 +40,7 @@ interface Entry {
 /** graphql-js, for what is not compiled. */
 function interpreted(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Operation {
   return {
+    compiled: false,
     run: (contextValue, variableValues) => execute({ schema, document, contextValue, variableValues, operationName }),
   };
 }
@@ -70,14 +74,21 @@ export function compileOperation(schema: GraphQLSchema, document: DocumentNode, 
   }
   if (!isCompiledQuery(compiled)) return interpreted(schema, document, operationName);
   const definitions = op.variableDefinitions ?? [];
+  // graphql-jit ignores the default of a non-null variable and refuses it as not provided: the
+  // default is handed to it as a client would send it.
+  const defaults = definitions
+    .filter((d) => d.defaultValue && d.type.kind === Kind.NON_NULL_TYPE)
+    .map((d) => [d.variable.name.value, valueFromASTUntyped(d.defaultValue!)] as const);
   const query = compiled.query;
   return {
+    compiled: true,
     run(contextValue, variableValues) {
-      const raw = variableValues ?? {};
+      let raw = variableValues ?? {};
       if (definitions.length) {
         // What graphql-js's execute answers for variables it refuses, word for word.
         const coerced = getVariableValues(schema, definitions, raw, { maxErrors: 50 });
         if (coerced.errors) return { errors: coerced.errors };
+        for (const [name, value] of defaults) if (raw[name] === undefined) raw = { ...raw, [name]: value };
       }
       const result = query(undefined, contextValue, raw) as Promise<ExecutionResult> | ExecutionResult;
       return result instanceof Promise ? result.then(writableErrors) : writableErrors(result);
@@ -88,13 +99,16 @@ export function compileOperation(schema: GraphQLSchema, document: DocumentNode, 
 /**
  * graphql-jit freezes its errors' `message`, and Apollo's plugins (graphql-armor's suggestion
  * mask) rewrite it: a frozen one throws there and turns a NOT_FOUND into a 500. Errors are
- * handed on as graphql-js makes them.
+ * handed on as graphql-js makes them, locations included.
  */
 function writableErrors(result: ExecutionResult): ExecutionResult {
   if (!result.errors?.length) return result;
-  const errors = result.errors.map(
-    (e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: e.extensions }),
-  );
+  const errors = result.errors.map((e) => {
+    const error = new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: e.extensions });
+    // graphql-jit's errors carry their locations without nodes or source to compute them from.
+    if (!error.locations && e.locations) (error as { locations?: unknown }).locations = e.locations;
+    return error;
+  });
   return { ...result, errors };
 }
 
