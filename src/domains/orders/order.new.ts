@@ -15,11 +15,53 @@ import { assertLandingPageOfStore } from '../landing-pages/landing-page.service.
 // A new order as its input describes it, with what its store decides: shared by the general create
 // (order.service.ts) and the one-statement create (order.one-statement.ts).
 
-/** Items name products of the store or carry their own name and price; one query for all products. */
-export async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: OrderItemInput[], path: string): Promise<OrderItem[]> {
-  const ids = [...new Set(items.map((i) => i.productId).filter((id): id is string => !!id))];
+/** What an order item takes from the product it names. */
+export interface NamedProduct {
+  id: string;
+  name: string;
+  /** Minor units of the store's currency. */
+  price: number;
+}
+
+/** How many stores' defaults, and how many products, are remembered at most (then all are forgotten). */
+const LAST_DEFAULTS_MAX = 10_000;
+
+/** The distinct products the items name. */
+export const namedProductIds = (items: readonly OrderItemInput[]): string[] => [...new Set(items.map((i) => i.productId).filter((id): id is string => !!id))];
+
+/**
+ * The name and price each product had when an order last read it, by store: a guess the
+ * one-statement create checks (and share-locks) in its own statement, as it does the defaults.
+ * Bounded like them.
+ */
+const lastProducts = new Map<string, NamedProduct & { storeId: string }>();
+
+/** The remembered products of the store, all of them, or undefined. */
+export function rememberedProducts(storeId: string, ids: readonly string[]): NamedProduct[] | undefined {
+  const known: NamedProduct[] = [];
+  for (const id of ids) {
+    const p = lastProducts.get(id);
+    if (!p || p.storeId !== storeId) return undefined;
+    known.push({ id: p.id, name: p.name, price: p.price });
+  }
+  return known;
+}
+
+/** Guesses that may no longer hold: the next order naming them reads afresh. */
+export const forgetProducts = (ids: readonly string[]): void => ids.forEach((id) => lastProducts.delete(id));
+
+/**
+ * Items name products of the store or carry their own name and price; one query for all products,
+ * unless `known` gives them (the one-statement create, which checks them in its statement).
+ */
+export async function resolveItems(ctx: Ctx, storeId: string, currency: string, items: OrderItemInput[], path: string, known?: readonly NamedProduct[]): Promise<OrderItem[]> {
+  const ids = namedProductIds(items);
   // Share-locked: a product is not deleted under an order that names it.
-  const products = ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ }) : [];
+  const products: readonly NamedProduct[] = known ?? (ids.length ? await ctx.em.find(Product, { storeId, id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ }) : []);
+  if (!known) {
+    if (lastProducts.size + products.length > LAST_DEFAULTS_MAX) lastProducts.clear();
+    for (const p of products) lastProducts.set(p.id, { id: p.id, name: p.name, price: p.price, storeId });
+  }
   const byId = new Map(products.map((p) => [p.id, p]));
   return items.map((item, i) => {
     const product = item.productId ? byId.get(item.productId) : undefined;
@@ -54,10 +96,9 @@ export const NEW_ORDER_DEFAULTS = `select s.currency, st.id as status_id, st.slu
 /**
  * What the last general create of each store read: a guess the one-statement create checks in
  * its own statement (a wrong guess writes nothing and the general path runs), so it needs no
- * invalidation. Bounded: cleared when it grows past this many stores.
+ * invalidation. Bounded: cleared when it grows past LAST_DEFAULTS_MAX stores.
  */
 const lastDefaults = new Map<string, NewOrderDefaults>();
-const LAST_DEFAULTS_MAX = 10_000;
 
 /** The defaults the store's last general create read, if any. */
 export const rememberedDefaults = (storeId: string): NewOrderDefaults | undefined => lastDefaults.get(storeId);
@@ -78,9 +119,9 @@ export async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewO
 }
 
 /** The order as the input describes it, with what the store decides (its currency and first status). */
-export async function newOrder(ctx: Ctx, storeId: string, d: NewOrderDefaults, input: OrderCreateInput) {
+export async function newOrder(ctx: Ctx, storeId: string, d: NewOrderDefaults, input: OrderCreateInput, known?: readonly NamedProduct[]) {
   const { currency, statusId, status } = d;
-  const items = await resolveItems(ctx, storeId, currency, input.items ?? [], 'items');
+  const items = await resolveItems(ctx, storeId, currency, input.items ?? [], 'items', known);
   const landingPageId = input.landingPageId != null ? await assertLandingPageOfStore(ctx, storeId, input.landingPageId, 'landingPageId') : null;
   const shippingCost = await orderShippingCost(ctx, storeId, currency, input);
   const address = input.shippingAddress;

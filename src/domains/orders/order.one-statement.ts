@@ -5,7 +5,7 @@ import type { Ctx } from '../../core/context.js';
 import { inTransaction, isRetryable } from '../../core/tx.js';
 import { isInbound, writeWithEvent } from '../../events/outbox.js';
 import { insertSelect } from '../../db/insert.js';
-import { NEW_ORDER_DEFAULTS, forgetDefaults, newOrder, rememberedDefaults } from './order.new.js';
+import { NEW_ORDER_DEFAULTS, forgetDefaults, forgetProducts, namedProductIds, newOrder, rememberedDefaults, rememberedProducts } from './order.new.js';
 import { orderView } from './order.view.js';
 
 /**
@@ -17,12 +17,15 @@ import { orderView } from './order.view.js';
  * How each input field bears on it:
  * - `written`: `newOrder` turns it into columns of the insert without another domain's lookup or
  *   write, the same on both paths;
- * - `absent`: it needs a lookup or a write elsewhere (a product's price and share lock, a promo's
- *   use, a landing page, a shipping method's price): only an input without it is taken.
+ * - `guessed`: it names a row whose values the order copies (a product's name and price): the
+ *   values the last order naming it read are used, and the statement share-locks the row and
+ *   writes nothing unless they still hold, as it does the store's defaults;
+ * - `absent`: it needs a lookup or a write elsewhere (a promo's use, a landing page, a shipping
+ *   method's price): only an input without it is taken.
  * A field added to the input must be classified here: the compiler checks these lists are
  * exhaustive, and test/orders-one-statement.test.ts checks them against the GraphQL input types.
  */
-type FieldRule = 'written' | 'absent';
+type FieldRule = 'written' | 'guessed' | 'absent';
 
 export const CREATE_FIELDS = {
   customerName: 'written',
@@ -38,7 +41,7 @@ export const CREATE_FIELDS = {
 } as const satisfies Record<keyof OrderCreateInput, FieldRule>;
 
 export const ITEM_FIELDS = {
-  productId: 'absent',
+  productId: 'guessed',
   name: 'written',
   quantity: 'written',
   price: 'written',
@@ -56,7 +59,17 @@ export function oneStatementEligible(input: OrderCreateInput): boolean {
   return true;
 }
 
-let oneStatementCtes: string | undefined;
+const oneStatementCtes = new Map<boolean, string>();
+
+/**
+ * The products the order names, share-locked as the general path locks them, only where their
+ * name and price are the guessed ones (bindings: the guesses as JSON, storeId). Evaluated from
+ * `ok`'s condition, after `d` has locked the status: the general path's lock order.
+ */
+const GUESSED_PRODUCTS = `p as (select pr.id from products pr
+                 join jsonb_to_recordset(?::jsonb) as g(id text, name text, price bigint) on g.id = pr.id
+                where pr.store_id = ? and pr.name = g.name and pr.price = g.price
+                  for share of pr)`;
 
 /**
  * An eligible order, in a store no module follows orders of, as one statement: the store's
@@ -68,20 +81,29 @@ export async function createOrderInOneStatement(ctx: Ctx, storeId: string, input
   const d = rememberedDefaults(storeId);
   if (!d || inTransaction(ctx) || !oneStatementEligible(input)) return null;
   if (ctx.deps.modules.some((m) => m.onOrderWritten && (m.followsOrders?.(ctx.deps, storeId) ?? true))) return null;
-  const { order, token } = await newOrder(ctx, storeId, d, input);
+  const ids = namedProductIds(input.items ?? []);
+  const products = ids.length ? rememberedProducts(storeId, ids) : undefined;
+  if (ids.length && !products) return null;
+  const { order, token } = await newOrder(ctx, storeId, d, input, products ?? []);
   const insert = insertSelect(ctx.em as EntityManager, Order, order);
-  // The same text every time (the statement's cache key): built once.
-  oneStatementCtes ??= `d as (${NEW_ORDER_DEFAULTS}),
-               ok as (select 1 from d where currency = ? and status_id = ? and slug = ?),
+  // The same text every time (the statement's cache key): built once per shape.
+  const named = !!products;
+  let ctes = oneStatementCtes.get(named);
+  if (!ctes) {
+    ctes = `d as (${NEW_ORDER_DEFAULTS}),
+               ${named ? `${GUESSED_PRODUCTS},` : ''}
+               ok as (select 1 from d where currency = ? and status_id = ? and slug = ?${named ? ' and (select count(*) from p) = ?' : ''}),
                o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id)`;
+    oneStatementCtes.set(named, ctes);
+  }
   const view = orderView(order);
   let committed;
   try {
     committed = await writeWithEvent(
       ctx,
       {
-        ctes: oneStatementCtes,
-        params: [storeId, d.currency, d.statusId, d.status, ...insert.params],
+        ctes,
+        params: [storeId, ...(products ? [JSON.stringify(products), storeId] : []), d.currency, d.statusId, d.status, ...(products ? [products.length] : []), ...insert.params],
         written: 'o',
       },
       { storeId, event: 'orderCreated', record: view, inbound: isInbound(input) },
@@ -92,7 +114,9 @@ export async function createOrderInOneStatement(ctx: Ctx, storeId: string, input
     throw err;
   }
   if (!committed) {
+    // Which guess failed is not known: the general path reads (and remembers) them all again.
     forgetDefaults(storeId);
+    forgetProducts(ids);
     return null;
   }
   return { ...view, paymentToken: token.token };
