@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import got from 'got';
 import pg from 'pg';
+import { createRequire } from 'node:module';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
 import { createContext } from '../src/core/context.js';
@@ -17,13 +18,16 @@ import { sendWebhookEvent } from '../src/webhooks/webhook.service.js';
 import { deliveryPumpOf, DeliveryPump } from '../src/webhooks/dispatcher.js';
 import { freshDatabase, json, machine, pct, send, startChild } from './lib.js';
 
-// Statements sent to the database while the queue drains, per delivery.
+// Statements sent to the database while the queue drains, per delivery: the ORM's and the
+// queue's (pg-boss has its own copy of pg).
 let statements = 0;
-const pgQuery = pg.Client.prototype.query;
-(pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
-  statements++;
-  return (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
-};
+for (const driver of [pg, createRequire(new URL('../node_modules/pg-boss/package.json', import.meta.url))('pg') as typeof pg]) {
+  const pgQuery = driver.Client.prototype.query;
+  (driver.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+    statements++;
+    return (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
+  };
+}
 
 const RATES = (process.env.BENCH_RATES ?? '50,100,200').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

@@ -1,5 +1,5 @@
 import { PgBoss, fromKnex, type JobInsert } from 'pg-boss';
-import { insertJobs } from 'pg-boss/dist/plans.js';
+import { completeJobsDistributed, fetchNextJob, insertJobs } from 'pg-boss/dist/plans.js';
 import type { BaseDeps, Deps } from '../core/context.js';
 import { runsWork, type Module } from '../core/module.js';
 import type { TxCtx } from '../core/tx.js';
@@ -58,6 +58,9 @@ export interface Queue {
   wakeLocal(queue: string): void;
   /** pg-boss's own insert of delivery jobs (its queue's table and settings), known once the queue exists. */
   deliveryInsert?: string;
+  /** pg-boss's own claim and completion of delivery jobs, known once the queue exists (see `deliveryClaimSql`). */
+  deliveryClaim?: string;
+  deliveryComplete?: string;
 }
 
 declare module '../core/context.js' {
@@ -104,13 +107,53 @@ export function createQueue(deps: BaseDeps): Queue {
   };
 }
 
-/** Prepares `deliveryInsertSql` once the delivery queue exists (its table is pg-boss's choice). */
+/** A limit no batch has, replaced by a parameter in the claim's text. */
+const LIMIT_SENTINEL = 987_654_321;
+
+/**
+ * Prepares `deliveryInsertSql`, `deliveryClaimSql` and `deliveryCompleteSql` once the delivery
+ * queue exists (its table is pg-boss's choice): pg-boss's own statements, so its states, retries
+ * and expiry stay its own.
+ */
 export async function prepareDeliveryInsert(queue: Queue): Promise<void> {
   const q = await queue.boss.getQueue(DELIVERY_QUEUE);
   if (!q) throw new Error(`queue ${DELIVERY_QUEUE} does not exist`);
   const sql = insertJobs(SCHEMA, { table: q.table, name: DELIVERY_QUEUE, returnId: false, notify: false });
   if (!sql.includes(ROWS_PARAM)) throw new Error('pg-boss insert statement changed shape: its rows parameter is gone');
   queue.deliveryInsert = sql;
+  // What `boss.fetch(DELIVERY_QUEUE, { batchSize })` runs on a queue of the standard policy.
+  if (q.policy && q.policy !== 'standard') throw new Error(`queue ${DELIVERY_QUEUE} has policy ${q.policy}; the claim is written for the standard one`);
+  const claim = fetchNextJob({ schema: SCHEMA, table: q.table, name: DELIVERY_QUEUE, policy: 'standard', limit: LIMIT_SENTINEL, ignoreSingletons: [] } as never, false) as { text: string; values: unknown[] };
+  if (claim.values.length || !claim.text.includes(`LIMIT ${LIMIT_SENTINEL}`) || !/RETURNING j\.id, name, data, retry_count as "retryCount"/.test(claim.text)) {
+    throw new Error('pg-boss fetch statement changed shape');
+  }
+  queue.deliveryClaim = claim.text.replace(`LIMIT ${LIMIT_SENTINEL}`, 'LIMIT $1::int');
+  // What `boss.complete(DELIVERY_QUEUE, ids)` runs (bindings $1 name, $2 ids, $3 output), as one statement.
+  const complete = completeJobsDistributed(SCHEMA, q.table, undefined, false);
+  if (!/^\s*UPDATE\b[\s\S]*\$1[\s\S]*\$2::uuid\[\][\s\S]*RETURNING id\s*$/i.test(complete)) throw new Error('pg-boss complete statement changed shape');
+  queue.deliveryComplete = complete;
+}
+
+/**
+ * pg-boss's claim of up to `$1` delivery jobs (as `boss.fetch` makes it), to be a CTE of a
+ * statement that reads what the claimed jobs need in the same round trip. Returns
+ * `id, name, data, "retryCount", …` per claimed job.
+ */
+export function deliveryClaimSql(deps: Deps): string {
+  const sql = deps.queue.deliveryClaim;
+  if (!sql) throw new Error('the delivery queue is not prepared');
+  return sql;
+}
+
+/**
+ * pg-boss's completion of delivery jobs (as `boss.complete` makes it: bindings $1 the queue's
+ * name, $2 the ids as uuid[], $3 the output, null), to be a CTE of the statement that records
+ * their attempts, so recording and completing commit together.
+ */
+export function deliveryCompleteSql(deps: Deps): string {
+  const sql = deps.queue.deliveryComplete;
+  if (!sql) throw new Error('the delivery queue is not prepared');
+  return sql;
 }
 
 /**
@@ -130,11 +173,9 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
   const queue = tx.deps.queue;
   const trx = tx.em.getTransactionContext();
   if (!trx) throw new Error('enqueueDeliveries needs a transaction');
-  await queue.boss.insert(
-    DELIVERY_QUEUE,
-    jobs.map((j) => ({ id: j.deliveryId, data: j })),
-    { db: knexDb(trx) },
-  );
+  // pg-boss's insert as prepared at start: \`boss.insert\` would look the queue up first when its
+  // cache is cold, on its own connection, which in embedded mode is the one this transaction holds.
+  await knexDb(trx).executeSql(deliveryInsertSql(tx.deps, ROWS_PARAM), [JSON.stringify(jobs.map((j) => ({ id: j.deliveryId, data: j })))]);
   tx.afterCommit.push(() => queue.wake());
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../core/context.js';
 import { runsWork, type Module } from '../core/module.js';
-import { DELIVERY_QUEUE, DELIVERY_TIMEOUT_MS, type DeliveryJob, type Queue } from '../events/queue.js';
+import { DELIVERY_QUEUE, DELIVERY_TIMEOUT_MS, deliveryClaimSql, deliveryCompleteSql, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
 import { NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
@@ -33,13 +33,20 @@ export function payloadBytes(event: string, timestamp: string, data: unknown, we
  */
 export async function recordAttempts(em: EntityManager, attempts: RecordedAttempt[]): Promise<number> {
   if (!attempts.length) return 0;
+  const { ctes, bindings } = recordingSql(attempts);
+  const [row] = await em.execute<Array<{ inserted: number }>>(`with ${ctes} select (select count(*) from ins)::int as inserted, (select count(*) from pruned)::int as pruned`, bindings);
+  return row.inserted;
+}
+
+/** The CTEs of `recordAttempts` (`?` bindings): `ins` returns the rows inserted, `pruned` those trimmed. */
+function recordingSql(attempts: RecordedAttempt[]): { ctes: string; bindings: unknown[] } {
   const values = attempts.map(() => '(?::uuid, ?, ?, ?::boolean, ?, ?, ?::int, ?::int, ?, ?, ?::timestamptz, ?::jsonb, ?::jsonb, ?::uuid)').join(', ');
   const bindings = attempts.flatMap((a) => [
     a.id, a.webhookId, a.event, a.test, a.url, a.status, a.statusCode, a.responseTimeMs, a.responseBody, a.error, a.createdAt,
     JSON.stringify(a.timings), a.payload ? JSON.stringify(a.payload) : null, a.redeliveryOf,
   ]);
-  const [row] = await em.execute<Array<{ inserted: number }>>(
-    `with v (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at, timings, payload, redelivery_of) as (values ${values}),
+  return {
+    ctes: `v (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at, timings, payload, redelivery_of) as (values ${values}),
      ins as (
        insert into webhook_deliveries (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at, timings, payload, redelivery_of)
        select v.* from v where exists (select 1 from webhooks w where w.id = v.webhook_id)
@@ -54,11 +61,9 @@ export async function recordAttempts(em: EntityManager, attempts: RecordedAttemp
            join added on added.webhook_id = r.webhook_id
            where r.rn > ? - added.n)
          for update skip locked)
-       returning id)
-     select (select count(*) from ins)::int as inserted, (select count(*) from pruned)::int as pruned`,
-    [...bindings, HISTORY_KEPT],
-  );
-  return row.inserted;
+       returning id)`,
+    bindings: [...bindings, HISTORY_KEPT],
+  };
 }
 
 export const recordAttempt = async (em: EntityManager, a: RecordedAttempt) => (await recordAttempts(em, [a])) > 0;
@@ -79,23 +84,31 @@ interface Loaded {
   data: Record<string, unknown> | null;
 }
 
+/** What a batch of jobs needs, as one statement reads it: their webhooks, the deliveries already recorded, the events' data. */
+interface BatchRow {
+  hooks: WebhookRow[];
+  done: string[];
+  events: Array<{ store_id: string; seq: string | number; data: Record<string, unknown> }>;
+}
+
+/** The select list of `BatchRow` over a relation `jobs (data)` of delivery jobs. */
+const BATCH_COLUMNS = `(select coalesce(json_agg(json_build_object('id', id, 'name', name, 'url', url, 'headers', headers, 'headers_enc', headers_enc, 'active', active, 'secret_enc', secret_enc)), '[]')
+          from webhooks where id in (select data->>'webhookId' from jobs)) as hooks,
+       (select coalesce(json_agg(id), '[]') from webhook_deliveries
+          where id = any(array(select (data->>'deliveryId')::uuid from jobs where data->>'deliveryId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'))) as done,
+       (select coalesce(json_agg(json_build_object('store_id', e.store_id, 'seq', e.seq, 'data', e.data)), '[]')
+          from store_events e where (e.store_id, e.seq) in (select data->>'storeId', (data->>'seq')::bigint from jobs where data->'data' is null and data->>'seq' is not null)) as events`;
+
 /**
  * The webhooks of a batch of jobs, which deliveries were already recorded and the data of the
  * events they deliver: one statement (one round trip) for the whole batch.
  */
 async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Loaded[]> {
-  const refs = [...new Map(jobs.filter((j) => !j.data && j.seq !== undefined).map((j) => [`${j.storeId}:${j.seq}`, j])).values()];
-  // knex expands an array binding into a list: `in (?)` takes it as is.
-  const [row] = await em.execute<Array<{ hooks: WebhookRow[]; done: string[]; events: Array<{ store_id: string; seq: string | number; data: Record<string, unknown> }> }>>(
-    `select
-       (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'url', url, 'headers', headers, 'headers_enc', headers_enc, 'active', active, 'secret_enc', secret_enc)), '[]')
-          from webhooks where id in (?)) as hooks,
-       (select coalesce(json_agg(id), '[]') from webhook_deliveries where id in (?)) as done,
-       (select coalesce(json_agg(json_build_object('store_id', store_id, 'seq', seq, 'data', data)), '[]')
-          from store_events where ${refs.length ? `(store_id, seq) in (${refs.map(() => '(?, ?)').join(', ')})` : 'false'}) as events`,
-    [[...new Set(jobs.map((j) => j.webhookId))], jobs.map((j) => j.deliveryId), ...refs.flatMap((j) => [j.storeId, j.seq])],
-  );
-  const { hooks, done, events } = row;
+  const [row] = await em.execute<BatchRow[]>(`with jobs (data) as (select value from jsonb_array_elements(?::jsonb)) select ${BATCH_COLUMNS}`, [JSON.stringify(jobs)]);
+  return loadedOf(jobs, row);
+}
+
+function loadedOf(jobs: DeliveryJob[], { hooks, done, events }: BatchRow): Loaded[] {
   const byId = new Map(hooks.map((h) => [h.id, h]));
   const recorded = new Set(done);
   const dataOf = new Map(events.map((e) => [`${e.store_id}:${Number(e.seq)}`, e.data]));
@@ -104,6 +117,36 @@ async function loadBatch(em: EntityManager, jobs: DeliveryJob[]): Promise<Loaded
     const w = byId.get(j.webhookId);
     return { webhook: w && w.active && !recorded.has(j.deliveryId) ? w : null, data: j.data ?? dataOf.get(`${j.storeId}:${j.seq}`) ?? null };
   });
+}
+
+/**
+ * Claims up to `limit` delivery jobs (pg-boss's own claim) and reads what they need, in one
+ * statement: the claim and the load are one round trip, and commit together.
+ */
+async function claimBatch(deps: Deps, limit: number): Promise<{ jobs: Array<{ id: string; data: DeliveryJob }>; loaded: Loaded[] }> {
+  const { rows } = await deps.queue.boss.getDb().executeSql(
+    `with jobs as (${deliveryClaimSql(deps)})
+     select (select coalesce(json_agg(json_build_object('id', id, 'data', data)), '[]') from jobs) as claimed, ${BATCH_COLUMNS}`,
+    [limit],
+  );
+  const row = rows[0] as BatchRow & { claimed: Array<{ id: string; data: DeliveryJob }> };
+  return { jobs: row.claimed, loaded: loadedOf(row.claimed.map((j) => j.data), row) };
+}
+
+/**
+ * Records attempts and completes their jobs (pg-boss's own completion, also of jobs that had
+ * nothing to send) in one statement: a job is completed only with its attempt recorded.
+ */
+async function settleBatch(deps: Deps, jobIds: string[], attempts: RecordedAttempt[]): Promise<void> {
+  const recording = attempts.length ? recordingSql(attempts) : null;
+  let n = 3;
+  const ctes = recording ? `, ${recording.ctes.replace(/\?/g, () => `$${++n}`)}` : '';
+  await deps.queue.boss.getDb().executeSql(`with completed as (${deliveryCompleteSql(deps)})${ctes} select (select count(*) from completed)::int as completed`, [
+    DELIVERY_QUEUE,
+    jobIds,
+    null,
+    ...(recording?.bindings ?? []),
+  ]);
 }
 
 /** Sends one delivery; never throws: every outcome is an attempt to record. */
@@ -172,11 +215,12 @@ const STOP_WAIT_MS = 10_000;
 
 /**
  * Claims jobs as delivery slots free up and settles each on its own, so a receiver that takes
- * the whole 30 s holds one slot, not a batch. Attempts that finish close together are recorded
- * in one statement and their jobs completed in one call (group commit): the database sees two
- * round trips per group, not per delivery. A job is completed only after its attempt is recorded;
- * a process that dies in between leaves it to expire and be claimed again with the same
- * X-Svc-Delivery, and an attempt already recorded is never sent again.
+ * the whole 30 s holds one slot, not a batch. A claim reads the claimed jobs' webhooks, recorded
+ * deliveries and events in the same statement; attempts that finish close together are recorded
+ * and their jobs completed in one statement (group commit): one round trip per claim and one per
+ * group. A job is completed only with its attempt recorded; a process that dies before leaves it
+ * to expire and be claimed again with the same X-Svc-Delivery, and an attempt already recorded is
+ * never sent again.
  */
 export class DeliveryPump {
   /** Jobs claimed and not yet attempted: what the capacity bounds (the receivers' share). */
@@ -244,31 +288,23 @@ export class DeliveryPump {
         await this.sleep(POLL_MS);
         continue;
       }
-      let jobs: Array<{ id: string; data: DeliveryJob }> = [];
+      let batch: Awaited<ReturnType<typeof claimBatch>> | null = null;
       try {
-        jobs = await this.queue.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: room });
+        batch = await claimBatch(this.deps, room);
       } catch (err) {
+        // Nothing was claimed: the claim and the load are one statement.
         this.deps.log.error({ err: (err as Error).message }, 'delivery fetch failed');
       }
-      if (!jobs.length) {
+      if (!batch?.jobs.length) {
         await this.sleep(POLL_MS);
         continue;
       }
-      this.inFlight += jobs.length;
-      void this.run(jobs);
+      this.inFlight += batch.jobs.length;
+      void this.run(batch.jobs, batch.loaded);
     }
   }
 
-  private async run(jobs: Array<{ id: string; data: DeliveryJob }>): Promise<void> {
-    let loaded: Loaded[];
-    try {
-      loaded = await loadBatch(this.deps.orm.em.fork() as EntityManager, jobs.map((j) => j.data));
-    } catch (err) {
-      // Left active: the queue hands them out again once they expire.
-      this.deps.log.error({ err: (err as Error).message }, 'delivery batch load failed');
-      this.release(jobs.length);
-      return;
-    }
+  private async run(jobs: Array<{ id: string; data: DeliveryJob }>, loaded: Loaded[]): Promise<void> {
     await Promise.all(
       jobs.map(async (job, i) => {
         const { webhook, data } = loaded[i];
@@ -295,9 +331,7 @@ export class DeliveryPump {
     while (this.settling.length) {
       const group = this.settling.splice(0);
       try {
-        const attempts = group.flatMap((g) => (g.attempt ? [g.attempt] : []));
-        await recordAttempts(this.deps.orm.em.fork() as EntityManager, attempts);
-        await this.queue.boss.complete(DELIVERY_QUEUE, group.map((g) => g.jobId));
+        await settleBatch(this.deps, group.map((g) => g.jobId), group.flatMap((g) => (g.attempt ? [g.attempt] : [])));
       } catch (err) {
         this.deps.log.error({ err: (err as Error).message }, 'recording deliveries failed');
       }
