@@ -6,7 +6,9 @@ import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { createContext } from '../src/core/context.js';
 import { transaction } from '../src/core/tx.js';
 import { createProduct } from '../src/domains/products/product.service.js';
-import { deliveryPumpOf, processDelivery } from '../src/webhooks/dispatcher.js';
+import { DeliveryPump, deliveryPumpOf, processDelivery } from '../src/webhooks/dispatcher.js';
+import { createRequire } from 'node:module';
+import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +55,43 @@ describe('transactions', () => {
     assert.equal(d.json.data.product.name, 'Kept');
     const events = await svc.service.deps.orm.em.fork().getConnection().execute('select seq, event from store_events where store_id = ? order by seq', [s.storeId]);
     assert.deepEqual(events.map((e) => Number(e.seq)), [1]);
+  });
+
+  test('a claim loads what its deliveries need, and a completion records their attempts, each in the same statement', async () => {
+    const path = `/batched/${randomUUID()}`;
+    const s = await setup(api, path);
+    await deliveryPumpOf(svc.service.deps)!.stop();
+    for (let i = 0; i < 20; i++) assert.equal((await api('POST', `/v1/stores/${s.storeId}/products`, { token: s.token, body: { name: `B${i}`, price: 1 } })).status, 201);
+    // Every statement of this process, the queue's too (pg-boss has its own copy of pg).
+    const seen: string[] = [];
+    const drivers = [pg, createRequire(new URL('../node_modules/pg-boss/package.json', import.meta.url))('pg') as typeof pg];
+    const originals = drivers.map((d) => d.Client.prototype.query);
+    drivers.forEach((d, i) => {
+      (d.Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: unknown, ...args: unknown[]) {
+        const q = args[0] as string | { text?: string };
+        seen.push(typeof q === 'string' ? q : String(q?.text ?? q));
+        return (originals[i] as (...a: unknown[]) => unknown).apply(this, args);
+      };
+    });
+    const pump = new DeliveryPump(svc.service.deps, svc.service.deps.queue, 8);
+    try {
+      pump.start();
+      const got = await rx.waitFor(20, 15_000, (r) => r.path === path);
+      assert.equal(new Set(got.map((d) => d.headers['x-svc-delivery'])).size, 20);
+      await pump.stop();
+    } finally {
+      drivers.forEach((d, i) => (d.Client.prototype.query = originals[i]));
+      await pump.stop();
+    }
+    const claims = seen.filter((q) => /SKIP LOCKED/i.test(q) && /webhook-delivery/.test(q));
+    const completions = seen.filter((q) => /state = 'completed'/i.test(q));
+    assert.ok(claims.length >= 1 && completions.length >= 1, seen.join('\n---\n'));
+    for (const q of claims) assert.match(q, /from webhooks[\s\S]*webhook_deliveries[\s\S]*store_events/i, 'a claim reads the webhooks, recorded deliveries and events');
+    for (const q of completions) assert.match(q, /insert into webhook_deliveries/i, 'a completion records its attempts');
+    const apart = seen.filter((q) => /\b(from webhooks|insert into webhook_deliveries)\b/i.test(q) && !/pgboss\./i.test(q));
+    assert.deepEqual(apart, [], 'no load or recording of deliveries in a statement of its own');
+    const history = await api('GET', `${hooks(s.storeId)}/${s.webhook.id}/history`, { token: s.token });
+    assert.equal(history.body.data.length, 20);
   });
 
   test('a recorded attempt is never repeated', async () => {
