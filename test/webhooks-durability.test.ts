@@ -83,7 +83,7 @@ describe('transactions', () => {
       drivers.forEach((d, i) => (d.Client.prototype.query = originals[i]));
       await pump.stop();
     }
-    const claims = seen.filter((q) => /SKIP LOCKED/i.test(q) && /webhook-delivery/.test(q));
+    const claims = seen.filter((q) => /state = 'active'/i.test(q) && /heartbeat_on =/i.test(q));
     const completions = seen.filter((q) => /state = 'completed'/i.test(q));
     assert.ok(claims.length >= 1 && completions.length >= 1, seen.join('\n---\n'));
     for (const q of claims) assert.match(q, /from webhooks[\s\S]*webhook_deliveries[\s\S]*store_events/i, 'a claim reads the webhooks, recorded deliveries and events');

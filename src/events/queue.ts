@@ -127,15 +127,19 @@ export async function prepareDeliveryInsert(queue: Queue): Promise<void> {
   if (claim.values.length || !claim.text.includes(`LIMIT ${LIMIT_SENTINEL}`) || !/RETURNING j\.id, name, data, retry_count as "retryCount"/.test(claim.text)) {
     throw new Error('pg-boss fetch statement changed shape');
   }
-  queue.deliveryClaim = claim.text.replace(`LIMIT ${LIMIT_SENTINEL}`, 'LIMIT $1::int');
-  // What `boss.complete(DELIVERY_QUEUE, ids)` runs (bindings $1 name, $2 ids, $3 output), as one statement.
+  if (claim.text.includes('?')) throw new Error('pg-boss fetch statement changed shape: it has a ? of its own');
+  queue.deliveryClaim = claim.text.replace(`LIMIT ${LIMIT_SENTINEL}`, 'LIMIT ?::int');
+  // What `boss.complete(DELIVERY_QUEUE, ids)` runs, as one statement whose only binding is the ids.
   const complete = completeJobsDistributed(SCHEMA, q.table, undefined, false);
-  if (!/^\s*UPDATE\b[\s\S]*\$1[\s\S]*\$2::uuid\[\][\s\S]*RETURNING id\s*$/i.test(complete)) throw new Error('pg-boss complete statement changed shape');
-  queue.deliveryComplete = complete;
+  const once = (token: string) => complete.split(token).length === 2;
+  if (complete.includes('?') || !/^\s*UPDATE\b[\s\S]*RETURNING id\s*$/i.test(complete) || !once('$1') || !once('$2::uuid[]') || !once('$3::jsonb') || /\$[4-9]/.test(complete)) {
+    throw new Error('pg-boss complete statement changed shape');
+  }
+  queue.deliveryComplete = complete.replace('$1', `'${DELIVERY_QUEUE}'`).replace('$2::uuid[]', '?::uuid[]').replace('$3::jsonb', 'null::jsonb');
 }
 
 /**
- * pg-boss's claim of up to `$1` delivery jobs (as `boss.fetch` makes it), to be a CTE of a
+ * pg-boss's claim of up to `?` delivery jobs (as `boss.fetch` makes it), to be a CTE of a
  * statement that reads what the claimed jobs need in the same round trip. Returns
  * `id, name, data, "retryCount", …` per claimed job.
  */
@@ -146,9 +150,9 @@ export function deliveryClaimSql(deps: Deps): string {
 }
 
 /**
- * pg-boss's completion of delivery jobs (as `boss.complete` makes it: bindings $1 the queue's
- * name, $2 the ids as uuid[], $3 the output, null), to be a CTE of the statement that records
- * their attempts, so recording and completing commit together.
+ * pg-boss's completion of delivery jobs (as `boss.complete` makes it, no output; binding `?` the
+ * ids as uuid[]), to be a CTE of the statement that records their attempts, so recording and
+ * completing commit together.
  */
 export function deliveryCompleteSql(deps: Deps): string {
   const sql = deps.queue.deliveryComplete;

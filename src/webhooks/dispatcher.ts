@@ -3,6 +3,7 @@ import type { Deps } from '../core/context.js';
 import { runsWork, type Module } from '../core/module.js';
 import { DELIVERY_QUEUE, DELIVERY_TIMEOUT_MS, deliveryClaimSql, deliveryCompleteSql, type DeliveryJob, type Queue } from '../events/queue.js';
 import { decryptSecret } from './secrets.js';
+import { executePrepared } from '../db/prepared.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
 import { NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
 
@@ -33,20 +34,21 @@ export function payloadBytes(event: string, timestamp: string, data: unknown, we
  */
 export async function recordAttempts(em: EntityManager, attempts: RecordedAttempt[]): Promise<number> {
   if (!attempts.length) return 0;
-  const { ctes, bindings } = recordingSql(attempts);
-  const [row] = await em.execute<Array<{ inserted: number }>>(`with ${ctes} select (select count(*) from ins)::int as inserted, (select count(*) from pruned)::int as pruned`, bindings);
+  const [row] = await em.execute<Array<{ inserted: number }>>(
+    `with ${RECORDING_CTES} select (select count(*) from ins)::int as inserted, (select count(*) from pruned)::int as pruned`,
+    [recordingRows(attempts)],
+  );
   return row.inserted;
 }
 
-/** The CTEs of `recordAttempts` (`?` bindings): `ins` returns the rows inserted, `pruned` those trimmed. */
-function recordingSql(attempts: RecordedAttempt[]): { ctes: string; bindings: unknown[] } {
-  const values = attempts.map(() => '(?::uuid, ?, ?, ?::boolean, ?, ?, ?::int, ?::int, ?, ?, ?::timestamptz, ?::jsonb, ?::jsonb, ?::uuid)').join(', ');
-  const bindings = attempts.flatMap((a) => [
-    a.id, a.webhookId, a.event, a.test, a.url, a.status, a.statusCode, a.responseTimeMs, a.responseBody, a.error, a.createdAt,
-    JSON.stringify(a.timings), a.payload ? JSON.stringify(a.payload) : null, a.redeliveryOf,
-  ]);
-  return {
-    ctes: `v (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at, timings, payload, redelivery_of) as (values ${values}),
+/**
+ * The CTEs of `recordAttempts`, one text whatever the number of attempts (a prepared statement's
+ * key), their one binding the attempts as JSON: `ins` returns the rows inserted, `pruned` those
+ * trimmed.
+ */
+const RECORDING_CTES = `v as (
+       select * from jsonb_to_recordset(?::jsonb) as x(id uuid, webhook_id text, event text, test boolean, url text, status text, status_code int,
+         response_time_ms int, response_body text, error text, created_at timestamptz, timings jsonb, payload jsonb, redelivery_of uuid)),
      ins as (
        insert into webhook_deliveries (id, webhook_id, event, test, url, status, status_code, response_time_ms, response_body, error, created_at, timings, payload, redelivery_of)
        select v.* from v where exists (select 1 from webhooks w where w.id = v.webhook_id)
@@ -59,12 +61,18 @@ function recordingSql(attempts: RecordedAttempt[]): { ctes: string; bindings: un
              select id, webhook_id, row_number() over (partition by webhook_id order by created_at desc, seq desc) as rn
              from webhook_deliveries where webhook_id in (select webhook_id from added)) r
            join added on added.webhook_id = r.webhook_id
-           where r.rn > ? - added.n)
+           where r.rn > ${HISTORY_KEPT} - added.n)
          for update skip locked)
-       returning id)`,
-    bindings: [...bindings, HISTORY_KEPT],
-  };
-}
+       returning id)`;
+
+const recordingRows = (attempts: RecordedAttempt[]) =>
+  JSON.stringify(
+    attempts.map((a) => ({
+      id: a.id, webhook_id: a.webhookId, event: a.event, test: a.test, url: a.url, status: a.status, status_code: a.statusCode,
+      response_time_ms: a.responseTimeMs, response_body: a.responseBody, error: a.error, created_at: a.createdAt, timings: a.timings,
+      payload: a.payload, redelivery_of: a.redeliveryOf,
+    })),
+  );
 
 export const recordAttempt = async (em: EntityManager, a: RecordedAttempt) => (await recordAttempts(em, [a])) > 0;
 
@@ -121,32 +129,28 @@ function loadedOf(jobs: DeliveryJob[], { hooks, done, events }: BatchRow): Loade
 
 /**
  * Claims up to `limit` delivery jobs (pg-boss's own claim) and reads what they need, in one
- * statement: the claim and the load are one round trip, and commit together.
+ * prepared statement: the claim and the load are one round trip, and commit together.
  */
 async function claimBatch(deps: Deps, limit: number): Promise<{ jobs: Array<{ id: string; data: DeliveryJob }>; loaded: Loaded[] }> {
-  const { rows } = await deps.queue.boss.getDb().executeSql(
+  const [row] = await executePrepared<BatchRow & { claimed: Array<{ id: string; data: DeliveryJob }> }>(
+    deps.orm.em.fork() as EntityManager,
     `with jobs as (${deliveryClaimSql(deps)})
      select (select coalesce(json_agg(json_build_object('id', id, 'data', data)), '[]') from jobs) as claimed, ${BATCH_COLUMNS}`,
     [limit],
   );
-  const row = rows[0] as BatchRow & { claimed: Array<{ id: string; data: DeliveryJob }> };
   return { jobs: row.claimed, loaded: loadedOf(row.claimed.map((j) => j.data), row) };
 }
 
 /**
  * Records attempts and completes their jobs (pg-boss's own completion, also of jobs that had
- * nothing to send) in one statement: a job is completed only with its attempt recorded.
+ * nothing to send) in one prepared statement: a job is completed only with its attempt recorded.
  */
 async function settleBatch(deps: Deps, jobIds: string[], attempts: RecordedAttempt[]): Promise<void> {
-  const recording = attempts.length ? recordingSql(attempts) : null;
-  let n = 3;
-  const ctes = recording ? `, ${recording.ctes.replace(/\?/g, () => `$${++n}`)}` : '';
-  await deps.queue.boss.getDb().executeSql(`with completed as (${deliveryCompleteSql(deps)})${ctes} select (select count(*) from completed)::int as completed`, [
-    DELIVERY_QUEUE,
-    jobIds,
-    null,
-    ...(recording?.bindings ?? []),
-  ]);
+  await executePrepared(
+    deps.orm.em.fork() as EntityManager,
+    `with completed as (${deliveryCompleteSql(deps)}), ${RECORDING_CTES} select (select count(*) from completed)::int as completed, (select count(*) from ins)::int as inserted`,
+    [jobIds, recordingRows(attempts)],
+  );
 }
 
 /** Sends one delivery; never throws: every outcome is an attempt to record. */
