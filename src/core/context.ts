@@ -107,6 +107,11 @@ export async function createContext(deps: Deps, authorization: string | undefine
   return { em, deps, actor, paymentGrant: paymentGrant ?? null, authFailure: failure, ip, memberships: new Map() };
 }
 
+/** Work outside a request (ingress, pollers, queue workers): no actor, its own EntityManager. */
+export function systemContext(deps: Deps, ip = 'system'): Ctx {
+  return { em: deps.orm.em.fork() as EntityManager, deps, actor: null, authFailure: null, ip, memberships: new Map() };
+}
+
 /** The one gate for "this needs a signed-in caller". */
 export function requireActor(ctx: Ctx): Actor {
   if (!ctx.actor) throw unauthenticated(ctx.paymentGrant ? "An order payment token is valid only on that order's payment routes" : (ctx.authFailure ?? undefined));

@@ -5,7 +5,8 @@ import { requireStorePermission } from '../../core/policy.js';
 import { transaction } from '../../core/tx.js';
 import { WebhookMalformed, WebhookUnverifiable, type CarrierEvent } from '../../providers/carrier.js';
 import { loadIntegration } from '../integrations/integration.access.js';
-import { handleOf, systemContext } from './carrier.client.js';
+import { handleOf } from './carrier.client.js';
+import { systemContext } from '../../core/context.js';
 import { activeWebhookSecret, getCarrierWebhook } from './carrier.service.js';
 import { applyNews } from './parcel.service.js';
 

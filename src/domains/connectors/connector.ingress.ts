@@ -7,7 +7,7 @@ import { lockStore, transaction } from '../../core/tx.js';
 import { newId } from '../../lib/ids.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../../providers/carrier.js';
 import { ConnectorError, type ConnectorEvent, type InstallCallback } from '../../providers/connector.js';
-import { systemContext } from '../carrier/carrier.client.js';
+import { systemContext } from '../../core/context.js';
 import type { IngressInput as CarrierIngressInput, IngressReply } from '../carrier/carrier.ingress.js';
 import { completeAdsOAuth } from '../ads/ads.service.js';
 import { consumeState, peekState, withStatus, type OAuthState } from '../integrations/oauth-state.js';
