@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** Every environment variable the service reads, checked in one place. */
@@ -16,6 +17,10 @@ export interface Config {
   production: boolean;
   secretKey: Buffer;
   webhookAllowPrivate: boolean;
+  /** Loopback only (127.0.0.0/8, ::1): the development and test switch. */
+  webhookAllowLoopback: boolean;
+  /** Private networks a deployment's receivers live on, each `address/prefix`. */
+  webhookAllowCidrs: Cidr[];
   webhookAllowHttp: boolean;
   logLevel: string;
   /** Worker threads for CPU-heavy work (Markdown, PDFs, images, user-written schemas). */
@@ -31,6 +36,9 @@ export interface Config {
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** Purchase-order mailings allowed per store, and per user, within an hour. */
+  poSendsPerStoreHour: number;
+  poSendsPerUserHour: number;
   /** How long a session lives after its last use (sliding). */
   sessionTtlMs: number;
   /** Yalidine's API base URL (tests point it at a local fake). */
@@ -68,6 +76,28 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export interface Cidr {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** A comma list of `address/prefix` (IPv4 or IPv6); anything else stops the start. */
+function cidrList(raw: string | undefined): Cidr[] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
+    .map((c) => {
+      const m = /^([^/]+)\/(\d{1,3})$/.exec(c);
+      const family = m ? isIP(m[1]) : 0;
+      const prefix = m ? Number(m[2]) : -1;
+      if (!family || prefix > (family === 4 ? 32 : 128)) throw new ConfigError(`SOUK_WEBHOOK_ALLOW_CIDRS: "${c}" is not a CIDR like 10.20.0.0/16 or fd00:1::/64`);
+      return { address: m![1], prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
+    });
+}
 
 function flag(value: string | undefined): boolean {
   return value === '1' || value === 'true' || value === 'yes';
@@ -198,6 +228,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     secretKey: loadSecretKey(env, production, dataDir),
     webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
+    webhookAllowLoopback: flag(env.SOUK_WEBHOOK_ALLOW_LOOPBACK),
+    webhookAllowCidrs: cidrList(env.SOUK_WEBHOOK_ALLOW_CIDRS),
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     // Two on a small machine (one may be stopped at its deadline while another works), else a core each but one.
@@ -210,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    poSendsPerStoreHour: intVar(env, 'SOUK_PO_SEND_LIMIT_STORE', 20, 1, 1_000_000),
+    poSendsPerUserHour: intVar(env, 'SOUK_PO_SEND_LIMIT_USER', 40, 1, 1_000_000),
     sessionTtlMs: durationVar(env, 'SOUK_SESSION_TTL', 30 * 86_400_000, 1000),
     chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
     stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
