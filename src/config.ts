@@ -183,7 +183,8 @@ function returnUrlOrigins(raw: string | undefined): string[] | null {
     } catch {
       // refused below
     }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== o.replace(/\/+$/, '')) throw new ConfigError(`SOUK_RETURN_URL_ORIGINS: "${o}" is not an origin like https://console.example`);
+    const bare = u && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password;
+    if (!u || !bare || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new ConfigError(`SOUK_RETURN_URL_ORIGINS: "${o}" is not an origin like https://console.example`);
     return u.origin;
   });
 }

@@ -10,6 +10,7 @@ import { assertProblem, client, memberWithRole, ownerWithStore, startTestService
 import { shopifyProduct, startFakeShopify, type FakeShopify } from './fakes/shopify.js';
 import { metaUser, startFakeMeta, type FakeMeta } from './fakes/meta.js';
 import { userAgent, type UserAgent } from './user-agent.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 
 let svc: TestService;
 let api: Api;
@@ -224,6 +225,13 @@ describe('what a flow may be started with', () => {
     }
     // The default (the dashboard) needs no allowance.
     assert.equal((await api('GET', `${connectors(s.storeId)}/install-url?shop=${newShop()}`, { token: s.token })).status, 200);
+  });
+
+  test('SOUK_RETURN_URL_ORIGINS takes origins only; unset, the public URL\'s origin', () => {
+    const config = (origins?: string) => loadConfig({ NODE_ENV: 'test', SOUK_DATA_DIR: svc.service.deps.config.dataDir, SOUK_PUBLIC_URL: 'https://souk.example/base', ...(origins === undefined ? {} : { SOUK_RETURN_URL_ORIGINS: origins }) });
+    assert.equal(config().returnUrlOrigins, null);
+    assert.deepEqual(config('https://A.example, http://b.example:8080/,https://c.example:443').returnUrlOrigins, ['https://a.example', 'http://b.example:8080', 'https://c.example']);
+    for (const bad of ['a.example', 'https://a.example/path', 'ftp://a.example', 'https://u@a.example', 'https://a.example?x=1']) assert.throws(() => config(bad), ConfigError, bad);
   });
 
   test('shop domains only in Shopify\'s form <name>.myshopify.com: anything else is 400', async () => {
