@@ -54,11 +54,14 @@ export async function platformCallback(deps: Deps, req: IngressInput): Promise<I
   }
   // Neither a code nor the provider's refusal: not an answer to the flow; the state stays usable.
   if (!answer.code && !answer.error) throw new AppError('BAD_REQUEST', 'The callback carries neither a code nor an error');
-  if (!fromStartingUserAgent(deps.config, req.headers.cookie, state) && !(await signedInStarter(ctx, req.headers.authorization, pending))) throw unverifiable('callback');
+  // A refusal links nothing, so it needs no binding: whoever brings it back only ends the flow
+  // (to a return URL on a configured origin). A code links an account and must come back to its starter.
+  const declined = !answer.code;
+  if (!declined && !fromStartingUserAgent(deps.config, req.headers.cookie, state) && !(await signedInStarter(ctx, req.headers.authorization, pending))) throw unverifiable('callback');
   const consumed = await consumeState(ctx, state, pending.provider, shop);
   if (!consumed || (pending.provider === 'shopify' && !consumed.connectorId)) throw unverifiable('callback');
   const done = (location: string) => redirect(location, unbindCookie(deps.config, state));
-  if (answer.error || !answer.code) return done(withStatus(consumed.returnUrl, 'denied'));
+  if (declined) return done(withStatus(consumed.returnUrl, 'denied'));
   if (!(await starterMayFinish(ctx, consumed))) throw new AppError('FORBIDDEN', 'The member who started this flow may no longer manage the store\'s integrations');
   if (consumed.provider === 'meta') return done(await completeAdsOAuth(ctx, consumed, answer.code));
   return done(await completeInstall(deps, consumed, answer.code));
