@@ -53,7 +53,7 @@ export async function carrierWebhookGet(deps: Deps, req: IngressInput): Promise<
 
 /**
  * POST /webhook: a batch of carrier events, verified against the store's webhook secret, each
- * recorded once (provider + event id) and applied in one transaction, oldest first.
+ * recorded once (store + provider + event id) and applied in one transaction, oldest first.
  */
 export async function carrierWebhookPost(deps: Deps, req: IngressInput): Promise<IngressReply> {
   const ctx = systemContext(deps, req.ip);
@@ -76,7 +76,7 @@ export async function carrierWebhookPost(deps: Deps, req: IngressInput): Promise
     for (const e of ordered) {
       const [fresh] = await em.execute<Array<{ event_id: string }>>(
         `insert into carrier_events (provider, event_id, store_id, type, occurred_at, received_at) values (?, ?, ?, ?, ?, ?)
-         on conflict (provider, event_id) do nothing returning event_id`,
+         on conflict (store_id, provider, event_id) do nothing returning event_id`,
         [handle.provider, e.eventId, req.storeId, e.type, e.occurredAt, now],
       );
       if (!fresh) {

@@ -103,7 +103,7 @@ const header = (headers: IngressInput['headers'], name: string) => {
 
 /**
  * POST /v1/integrations/connectors/platform/webhook/{storeId}/{connectorId}: one signed event from
- * the connector's shop, recorded once (provider + event id: a replay answers 200 and changes
+ * the connector's shop, recorded once (store + provider + event id: a replay answers 200 and changes
  * nothing) and applied in the same transaction.
  */
 export async function platformWebhook(deps: Deps, req: IngressInput): Promise<IngressReply> {
@@ -129,7 +129,7 @@ export async function platformWebhook(deps: Deps, req: IngressInput): Promise<In
     const now = new Date();
     const [fresh] = await tx.em.execute<Array<{ id: string }>>(
       `insert into inbound_events (id, provider, event_id, connector_id, store_id, topic, received_at) values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (provider, event_id) do nothing returning id`,
+       on conflict (store_id, provider, event_id) do nothing returning id`,
       [newId('ine'), provider.provider, event.eventId, connectorId, storeId, event.topic, now],
     );
     if (!fresh) return true;

@@ -33,14 +33,14 @@ export function systemContext(deps: Deps, ip = 'internal'): Ctx {
 }
 
 /**
- * Records the event once (unique on provider + event id) and applies it in the same transaction;
+ * Records the event once (unique on store + provider + event id) and applies it in the same transaction;
  * a replay answers 200 and changes nothing. Events about payments of another store (or, on
  * Chargily's per-order endpoint, another order) are recorded and ignored.
  */
 async function applyEvent(ctx: Ctx, provider: ProviderName, storeId: string, event: ProviderEvent, orderId: string | null): Promise<ProviderReply> {
   const duplicate = await transaction(ctx, async (tx) => {
     const inserted = await tx.em.execute<Array<{ event_id: string }>>(
-      'insert into payment_events (provider, event_id, store_id, type, received_at) values (?, ?, ?, ?, ?) on conflict do nothing returning event_id',
+      'insert into payment_events (provider, event_id, store_id, type, received_at) values (?, ?, ?, ?, ?) on conflict (store_id, provider, event_id) do nothing returning event_id',
       [provider, event.id, storeId, event.type.slice(0, 200), new Date()],
     );
     if (!inserted.length) return true;

@@ -1,0 +1,17 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * Provider events are recorded once per store, provider and event id: two stores may hear the
+ * same event id from one provider (a provider's ids are unique per account, not across accounts),
+ * and each must apply its own.
+ */
+export class Migration20261126161000_ingress_dedup extends Migration {
+  async up(): Promise<void> {
+    this.addSql('alter table payment_events drop constraint payment_events_pkey');
+    this.addSql('alter table payment_events add primary key (store_id, provider, event_id)');
+    this.addSql('alter table carrier_events drop constraint carrier_events_pkey');
+    this.addSql('alter table carrier_events add primary key (store_id, provider, event_id)');
+    this.addSql('alter table inbound_events drop constraint inbound_events_provider_event_id_key');
+    this.addSql('alter table inbound_events add constraint inbound_events_store_provider_event_key unique (store_id, provider, event_id)');
+  }
+}
