@@ -6,6 +6,7 @@ import { startFakeStripe, type FakeStripe } from './fakes/stripe.js';
 import { postWebhook, startFakeYalidine, webhookBatch, type FakeYalidine } from './fakes/yalidine.js';
 import { shopifyOrder, shopifyProduct, shopifyWebhook, startFakeShopify, type FakeShopify } from './fakes/shopify.js';
 import { freePort, paymentShop, type PaymentShop } from './payment-integration.js';
+import { signedAssetPath } from '../src/domains/ai/asset-urls.js';
 
 /**
  * Provider ingress and REST bodies under abuse: what a signed provider payload or a client body may
@@ -276,5 +277,57 @@ describe('ingress de-duplication is per store and provider', () => {
     assert.deepEqual((await postShopify(k2, 'products/create', prod2, eventId)).body, { received: 1, duplicates: 0 });
     assert.ok(await linked(k2.connectorId, 'product', prod2.id));
     console.log(`# cross-store de-duplication: ${sent.count - before} webhook requests`);
+  });
+});
+
+describe('a presented bearer token that is not valid', () => {
+  test('is 401 problem+json with WWW-Authenticate on every route, those that need no token too', async () => {
+    const s = await carrierStore();
+    const p = await shop();
+    const { order } = await stripeCheckout(p);
+    const bogus = `Bearer ${'x'.repeat(40)}`;
+    const expired = await ownerWithStore(api);
+    await em().execute('update auth_tokens set expires_at = ? where user_id = ?', [new Date(Date.now() - 1000), expired.user.id]);
+    const signedAsset = signedAssetPath(svc.service.deps.config, 'ast_missing', Math.floor(Date.now() / 1000) + 3600);
+    const event = JSON.stringify({ id: 'evt_bearer', object: 'event', type: 'ping', data: { object: {} } });
+    const stripeSigned = { 'content-type': 'application/json', 'stripe-signature': stripe.signHeader(event, p.whsec) };
+    const calls: Array<[string, string, Record<string, string>?, string?]> = [
+      ['GET', `/v1/stores/${s.storeId}/integrations/carrier/webhook?crc_token=abc123`],
+      ['GET', `/v1/stores/${s.storeId}/integrations/carrier/webhook?subscribe&crc_token=abc123`],
+      ['GET', signedAsset],
+      ['POST', `/v1/stores/${p.storeId}/payment/webhook`, stripeSigned, event],
+      ['POST', `/v1/orders/${order.id}/payment/webhook`, { 'content-type': 'application/json', signature: '0'.repeat(64) }, '{}'],
+      ['POST', `/v1/stores/${s.storeId}/integrations/carrier/webhook`, { 'content-type': 'application/json' }, '{}'],
+      ['GET', '/v1/integrations/connectors/platform/callback?state=x'],
+      ['GET', '/healthz'],
+      ['GET', '/v1/openapi.json'],
+      ['GET', `/v1/orders/${order.id}/payment/methods`],
+    ];
+    let requests = 0;
+    for (const authorization of [bogus, `Bearer ${expired.token}`, 'Bearer opt_unknownpaymenttoken']) {
+      for (const [method, path, headers, body] of calls) {
+        const res = await fetch(`${svc.url}${path}`, { method, headers: { ...(headers ?? {}), authorization }, body });
+        requests++;
+        const text = await res.text();
+        assert.equal(res.status, 401, `${method} ${path} with ${authorization.slice(0, 12)}…: ${res.status} ${text}`);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/, `${method} ${path}`);
+        assert.equal(JSON.parse(text).code, 'UNAUTHENTICATED');
+        assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="souk", error="invalid_token"', `${method} ${path}`);
+      }
+    }
+    // Without a token, or with a valid one, the token-less routes answer as before.
+    for (const authorization of [undefined, `Bearer ${s.token}`]) {
+      const crc = await fetch(`${svc.url}/v1/stores/${s.storeId}/integrations/carrier/webhook?crc_token=abc123`, { headers: authorization ? { authorization } : {} });
+      assert.deepEqual(await crc.json(), { crc_token: 'abc123' });
+      const asset = await fetch(`${svc.url}${signedAsset}`, { headers: authorization ? { authorization } : {} });
+      assert.equal(asset.status, 404);
+      const hook = await fetch(`${svc.url}/v1/stores/${p.storeId}/payment/webhook`, { method: 'POST', headers: { ...stripeSigned, ...(authorization ? { authorization } : {}) }, body: event });
+      assert.equal(hook.status, 200, await hook.text());
+      requests += 3;
+    }
+    // A provider's own credentials in another scheme (Stripe's basic auth in the endpoint URL) are not a bearer token.
+    const basic = await fetch(`${svc.url}/v1/stores/${p.storeId}/payment/webhook`, { method: 'POST', headers: { ...stripeSigned, authorization: `Basic ${Buffer.from('u:p').toString('base64')}` }, body: event });
+    assert.equal(basic.status, 200, await basic.text());
+    console.log(`# invalid bearer tokens: ${requests + 1} requests`);
   });
 });
