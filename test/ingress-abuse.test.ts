@@ -32,6 +32,8 @@ before(async () => {
     SOUK_SHOPIFY_ADMIN_URL_TEMPLATE: shopify.template,
     SOUK_SHOPIFY_CLIENT_ID: shopify.clientId,
     SOUK_SHOPIFY_CLIENT_SECRET: shopify.clientSecret,
+    // Long enough that no refresh of a test falls outside the interval, however slow the machine.
+    SOUK_PAYMENT_REFRESH_INTERVAL_MS: '600000',
   });
   api = client(svc.url);
 });
@@ -329,5 +331,39 @@ describe('a presented bearer token that is not valid', () => {
     const basic = await fetch(`${svc.url}/v1/stores/${p.storeId}/payment/webhook`, { method: 'POST', headers: { ...stripeSigned, authorization: `Basic ${Buffer.from('u:p').toString('base64')}` }, body: event });
     assert.equal(basic.status, 200, await basic.text());
     console.log(`# invalid bearer tokens: ${requests + 1} requests`);
+  });
+});
+
+describe('GET /payment/status?refresh=1 under a flood', () => {
+  test('50 parallel refreshes of one payment make one provider call; all see its outcome; a refresh right after asks nobody (6 rounds)', async () => {
+    const s = await shop();
+    let requests = 0;
+    for (let round = 0; round < 6; round++) {
+      const method = round % 3 === 2 ? 'chargily' : 'stripe';
+      // Odd rounds leave the payment open: it stays refreshable, so only the interval holds the next pull back.
+      const paid = round % 2 === 0;
+      const { order, payment } = method === 'stripe' ? await stripeCheckout(s) : await chargilyCheckout(s);
+      if (paid && method === 'stripe') await stripe.pay(payment.providerRef, { deliver: false });
+      else if (paid) await chargily.pay(payment.providerRef, { deliver: false });
+      const pulls = () =>
+        (method === 'stripe' ? stripe.requests : chargily.requests).filter(
+          (r) => r.method === 'GET' && r.path === (method === 'stripe' ? `/v1/checkout/sessions/${payment.providerRef}` : `/api/v2/checkouts/${payment.providerRef}`),
+        ).length;
+      const before = pulls();
+      const answers = await Promise.all(Array.from({ length: 50 }, () => api('GET', `${pay(order.id)}/status?refresh=1`, { token: order.paymentToken })));
+      requests += answers.length;
+      for (const a of answers) {
+        assert.equal(a.status, 200, a.text);
+        assert.equal(a.body.payment.status, paid ? 'paid' : 'requires_action', `${method}: every caller sees the one pull's outcome`);
+      }
+      assert.equal(pulls() - before, 1, `${method}: one provider call for 50 parallel refreshes`);
+      for (let i = 0; i < 5; i++) {
+        const again = await api('GET', `${pay(order.id)}/status?refresh=1`, { token: s.token });
+        assert.equal(again.status, 200, again.text);
+        requests++;
+      }
+      assert.equal(pulls() - before, 1, `${method}: refreshes right after are answered from what the pull stored`);
+    }
+    console.log(`# refresh flood: ${requests} requests`);
   });
 });
