@@ -367,3 +367,30 @@ describe('GET /payment/status?refresh=1 under a flood', () => {
     console.log(`# refresh flood: ${requests} requests`);
   });
 });
+
+describe('refund {amount: null}', () => {
+  test('is 400 VALIDATION_FAILED at amount, on REST and GraphQL; nothing is refunded; omitted still means everything', async () => {
+    const s = await shop();
+    const { order, payment } = await stripeCheckout(s);
+    const d = await stripe.pay(payment.providerRef);
+    assert.equal(d.delivery!.status, 200, d.delivery!.body);
+    const rest = await api('POST', `${pay(order.id)}/refund`, { token: s.token, body: { amount: null, reason: 'null is not omitted' } });
+    assertProblem(rest, 400, 'VALIDATION_FAILED');
+    assert.deepEqual(rest.body.errors.map((e: any) => e.path), ['amount']);
+    const gql = await api('POST', '/graphql', {
+      token: s.token,
+      body: { query: `mutation($o: ID!) { refundOrderPayment(orderId: $o, input: {amount: null}) { refund { id } } }`, variables: { o: order.id } },
+    });
+    assert.equal(gql.body.errors?.[0]?.extensions?.code, 'VALIDATION_FAILED', gql.text);
+    const viaVariable = await api('POST', '/graphql', {
+      token: s.token,
+      body: { query: `mutation($o: ID!, $i: PaymentRefundInput!) { refundOrderPayment(orderId: $o, input: $i) { refund { id } } }`, variables: { o: order.id, i: { amount: null } } },
+    });
+    assert.equal(viaVariable.body.errors?.[0]?.extensions?.code, 'VALIDATION_FAILED', viaVariable.text);
+    assert.deepEqual((await api('GET', `${pay(order.id)}/status`, { token: s.token })).body.refunds, [], 'nothing was refunded');
+    const all = await api('POST', `${pay(order.id)}/refund`, { token: s.token, body: {} });
+    assert.equal(all.status, 201, all.text);
+    assert.equal(all.body.amount, 2500);
+    console.log('# refund amount null: 3 requests');
+  });
+});

@@ -539,6 +539,9 @@ export async function refundPayment(
   idempotencyKey: string | null | undefined,
 ): Promise<RefundResultType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['refunds.write'], false);
+  // Only an omitted amount means everything: a null is a client's bug, not a full refund.
+  if (input.amount === null) throw invalid('amount', 'must be a number; omit it to refund all that is left');
+  const requested = input.amount;
   const key = idempotencyKey ?? null;
   if (key !== null) checkIdempotencyKey(key);
   const first = await transaction(ctx, async (tx) => {
@@ -553,8 +556,8 @@ export async function refundPayment(
     const held = sumMinor((await tx.em.find(PaymentRefund, { paymentId: payment.id, status: { $in: COUNTED_REFUNDS } })).map((r) => r.amount));
     // What the payment brought (a flagged payment: what its provider reported), less what is refunded or on its way.
     const rest = collected(payment, payment.currency) - held;
-    const amount = input.amount === null || input.amount === undefined ? rest : toMinor(input.amount, payment.currency, 'amount');
-    if (amount <= 0) throw invalid('amount', input.amount === null || input.amount === undefined ? 'nothing is left to refund' : 'must be more than 0');
+    const amount = requested === undefined ? rest : toMinor(requested, payment.currency, 'amount');
+    if (amount <= 0) throw invalid('amount', requested === undefined ? 'nothing is left to refund' : 'must be more than 0');
     if (amount > rest) throw invalid('amount', `is more than the refundable rest (${toMajor(rest, payment.currency)} ${payment.currency})`);
     const adapter = adapterOf(tx.deps.config, payment.provider);
     const manual = input.manual === true;
