@@ -5,6 +5,7 @@ import {
   validate,
   typeFromAST,
   getNamedType,
+  isInputObjectType,
   isListType,
   isNonNullType,
   type DocumentNode,
@@ -33,6 +34,8 @@ export interface CompiledRoute {
   pathParams: string[];
   /** Variables read from the query string, with their GraphQL input types. */
   queryVars: Map<string, GraphQLInputType>;
+  /** Every variable the operation declares, with its type. */
+  declared: Map<string, GraphQLInputType>;
   fastifyPath: string;
   /** POST mutations that create or trigger: the router honours Idempotency-Key on them. */
   idempotent: boolean;
@@ -77,7 +80,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
     seen.add(key);
     const pathParams = paramNames(route.path);
     if (route.ingress) {
-      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null, operations: new Map() };
+      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), declared: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null, operations: new Map() };
     }
     if (!route.operation) throw new Error(`REST route ${key}: an operation or an ingress handler is required`);
     const { document, rootField, declared, kind } = compileDocument(schema, key, route.operation);
@@ -94,6 +97,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
       bodyVar,
       pathParams,
       queryVars,
+      declared,
       fastifyPath: fastifyPathOf(route.path),
       // Payment routes keep their keys with the order ($idempotencyKey); public calls have no caller to key by.
       idempotent: route.method === 'POST' && kind === 'mutation' && !declared.has('idempotencyKey') && route.idempotent !== false,
@@ -181,7 +185,32 @@ function buildVariables(c: CompiledRoute, req: FastifyRequest): Record<string, u
   if (c.route.variables) {
     Object.assign(variables, c.route.variables({ params, query, body, headers: req.headers }));
   }
+  const numericIds: FieldError[] = [];
+  for (const [name, type] of c.declared) findNumericIds(variables[name], type, name === c.bodyVar ? [] : [name], numericIds);
+  if (numericIds.length) throw new AppError('VALIDATION_FAILED', numericIds.map((e) => `${e.path}: ${e.message}`).join('; '), numericIds);
   return variables;
+}
+
+/**
+ * GraphQL's ID takes an integer as well as a string, but REST ids are strings (CONTRACT §2): a JSON
+ * number where an id goes is a wrong type, refused with its path like any other, rather than looked
+ * up as text and answered 404 (or a batch's NOT_FOUND entries).
+ */
+function findNumericIds(value: unknown, type: GraphQLInputType, path: string[], found: FieldError[]): void {
+  if (value === null || value === undefined) return;
+  const t = isNonNullType(type) ? type.ofType : type;
+  if (isListType(t)) {
+    // GraphQL coerces one value given for a list into a list of one.
+    if (Array.isArray(value)) value.forEach((v, i) => findNumericIds(v, t.ofType, [...path, String(i)], found));
+    else findNumericIds(value, t.ofType, path, found);
+  } else if (isInputObjectType(t)) {
+    if (typeof value !== 'object' || Array.isArray(value)) return;
+    for (const [name, field] of Object.entries(t.getFields())) {
+      if (Object.hasOwn(value, name)) findNumericIds((value as Record<string, unknown>)[name], field.type, [...path, name], found);
+    }
+  } else if (t.name === 'ID' && typeof value === 'number') {
+    found.push({ path: path.join('.'), message: 'must be a string' });
+  }
 }
 
 /** Turn GraphQL errors into one problem: the first error decides the status. */

@@ -394,3 +394,31 @@ describe('refund {amount: null}', () => {
     console.log('# refund amount null: 3 requests');
   });
 });
+
+describe('a JSON number where a REST body takes an id', () => {
+  test('is 400 VALIDATION_FAILED with the field path on every route (send, batch verbs, nested ids); nothing is written', async () => {
+    const s = await carrierStore();
+    const order = await newOrder(s);
+    const numeric = Number(order.id.replace(/\D/g, '').slice(0, 9) || '123');
+    const cases: Array<[string, string, unknown, string[]]> = [
+      ['POST', `/v1/stores/${s.storeId}/integrations/carrier/send`, { orderId: 123 }, ['orderId']],
+      ['POST', `/v1/stores/${s.storeId}/integrations/carrier/sendMany`, { orderIds: [order.id, 123, numeric] }, ['orderIds.1', 'orderIds.2']],
+      ['POST', `/v1/finance/purchase-orders:batchCancel?storeId=${s.storeId}`, { ids: [1, 2] }, ['ids.0', 'ids.1']],
+      ['POST', `/v1/finance/purchase-orders%3AbatchSend?storeId=${s.storeId}`, { ids: ['po_x', 7] }, ['ids.1']],
+      ['POST', `/v1/stores/${s.storeId}/orders`, { customerName: 'Amina', items: [{ productId: 42, name: 'Tea', price: 1, quantity: 1 }] }, ['items.0.productId']],
+      ['POST', `/v1/stores/${s.storeId}/integrations/webhooks/send`, { event: 'orderCreated', orderId: 9 }, ['orderId']],
+    ];
+    for (const [method, path, body, paths] of cases) {
+      const res = await api(method, path, { token: s.token, body });
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(res.body.errors.map((e: any) => e.path), paths, `${method} ${path}`);
+      assert.ok(res.body.errors.every((e: any) => e.message === 'must be a string'), res.text);
+    }
+    const orders = await api('GET', `/v1/stores/${s.storeId}/orders`, { token: s.token });
+    assert.equal(orders.body.data.length, 1, 'no order was created');
+    assert.deepEqual((await api('GET', `/v1/stores/${s.storeId}/integrations/carrier/parcels`, { token: s.token })).body.data, [], 'nothing was shipped');
+    // The same ids as strings are looked up as before.
+    assertProblem(await api('POST', `/v1/stores/${s.storeId}/integrations/carrier/send`, { token: s.token, body: { orderId: '123' } }), 404, 'NOT_FOUND');
+    console.log(`# numeric ids: ${cases.length + 3} requests`);
+  });
+});
