@@ -237,6 +237,33 @@ describe('text PostgreSQL cannot store, in a signed provider event', () => {
   });
 });
 
+describe('a verified event that can never apply', () => {
+  test('is recorded as rejected and answered 200 (no redelivery loop); a date PostgreSQL cannot hold is no date', async () => {
+    const before = sent.count;
+    const s = await carrierStore();
+    const a = await shipped(s);
+    const b = await shipped(s);
+    const good = yalidine.advance(a.parcel.tracking, 'Expédié', new Date(Date.now() - 60_000));
+    const odd = { ...yalidine.advance(b.parcel.tracking, 'Expédié'), occurred_at: '0000-01-01 00:00:00' };
+    const res = await deliverYalidine(s, 'parcel_status_updated', [odd, good]);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { received: 2, duplicates: 0 });
+    assert.equal((await parcel(s, a.parcel.id)).status, 'in_transit');
+    assert.equal((await parcel(s, b.parcel.id)).status, 'in_transit', 'news without a usable date applies as it comes');
+
+    // Shopify: a product its own rules refuse (a price over the limit).
+    const k = await connectedStore();
+    const product = shopifyProduct({ title: 'Too dear', price: '999999999999999.99' });
+    const p = await postShopify(k, 'products/create', product);
+    assert.equal(p.status, 200, p.text);
+    assert.deepEqual(p.body, { received: 1, duplicates: 0 });
+    assert.equal(await linked(k.connectorId, 'product', product.id), undefined);
+    const [row] = await em().execute('select rejected from inbound_events where connector_id = ?', [k.connectorId]);
+    assert.match(row.rejected, /^VALIDATION_FAILED/);
+    console.log(`# events that can never apply: ${sent.count - before} requests`);
+  });
+});
+
 describe('ingress de-duplication is per store and provider', () => {
   test('two stores receiving the same provider event id both apply it (Yalidine, Stripe, Chargily, Shopify)', async () => {
     const before = sent.count;

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createContext, type Deps } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { requireStorePermission } from '../../core/policy.js';
-import { transaction } from '../../core/tx.js';
+import { applyOrRefuse, transaction } from '../../core/tx.js';
 import { WebhookMalformed, WebhookUnverifiable, type CarrierEvent } from '../../providers/carrier.js';
 import { loadIntegration } from '../integrations/integration.access.js';
 import { handleOf, systemContext } from './carrier.client.js';
@@ -83,8 +83,14 @@ export async function carrierWebhookPost(deps: Deps, req: IngressInput): Promise
         seen++;
         continue;
       }
-      if (e.tracking || e.orderId) {
-        await applyNews(tx, handle, { tracking: e.tracking, orderId: e.orderId, status: e.status, rawStatus: e.rawStatus, reason: e.reason, occurredAt: e.occurredAt, paymentStatus: e.paymentStatus, labelUrl: e.labelUrl, deliveryFee: null }, 'webhook');
+      if (!e.tracking && !e.orderId) continue;
+      // One event that can never apply is recorded as rejected; the rest of the batch still applies.
+      const refused = await applyOrRefuse(tx, (sp) =>
+        applyNews(sp, handle, { tracking: e.tracking, orderId: e.orderId, status: e.status, rawStatus: e.rawStatus, reason: e.reason, occurredAt: e.occurredAt, paymentStatus: e.paymentStatus, labelUrl: e.labelUrl, deliveryFee: null }, 'webhook'),
+      );
+      if (refused) {
+        await em.execute('update carrier_events set rejected = ? where store_id = ? and provider = ? and event_id = ?', [refused, req.storeId, handle.provider, e.eventId]);
+        deps.log.warn({ storeId: req.storeId, provider: handle.provider, reason: refused }, 'carrier event rejected');
       }
     }
     await em.execute('update carrier_webhooks set last_event_at = ? where store_id = ?', [now, req.storeId]);

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../../core/context.js';
 import { AppError, conflict } from '../../core/errors.js';
 import { encryptSecret } from '../../core/secrets.js';
-import { lockStore, transaction } from '../../core/tx.js';
+import { applyOrRefuse, lockStore, transaction } from '../../core/tx.js';
 import { newId } from '../../lib/ids.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../../providers/carrier.js';
 import { ConnectorError, type ConnectorEvent, type InstallCallback } from '../../providers/connector.js';
@@ -133,7 +133,12 @@ export async function platformWebhook(deps: Deps, req: IngressInput): Promise<In
       [newId('ine'), provider.provider, event.eventId, connectorId, storeId, event.topic, now],
     );
     if (!fresh) return true;
-    await applyConnectorEvent(tx, current, event);
+    // An event that can never apply (Shopify would redeliver it, then drop the subscription) is kept as rejected.
+    const refused = await applyOrRefuse(tx, (sp) => applyConnectorEvent(sp, current, event));
+    if (refused) {
+      await tx.em.execute('update inbound_events set rejected = ? where id = ?', [refused, fresh.id]);
+      deps.log.warn({ storeId, connectorId, topic: event.topic, reason: refused }, 'connector event rejected');
+    }
     await tx.em.execute('update connectors set last_event_at = ? where id = ?', [now, connectorId]);
     return false;
   });

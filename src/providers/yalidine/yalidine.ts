@@ -55,7 +55,9 @@ function parseYalidineTime(value: unknown): Date | null {
   if (typeof value !== 'string') return null;
   const local = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)$/.exec(value.trim());
   const d = new Date(local ? `${local[1]}T${local[2]}${ALGIERS_OFFSET}` : value);
-  return /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(d.getTime()) ? d : null;
+  // A parcel's news is dated after 1970 and before 10000; anything else is no date (and not one PostgreSQL may refuse).
+  const year = d.getUTCFullYear();
+  return /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(d.getTime()) && year >= 1970 && year <= 9999 ? d : null;
 }
 
 function quotaOf(headers: Record<string, string | string[] | undefined>): CarrierQuota | null {
