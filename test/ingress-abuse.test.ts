@@ -7,6 +7,7 @@ import { postWebhook, startFakeYalidine, webhookBatch, type FakeYalidine } from 
 import { shopifyOrder, shopifyProduct, shopifyWebhook, startFakeShopify, type FakeShopify } from './fakes/shopify.js';
 import { freePort, paymentShop, type PaymentShop } from './payment-integration.js';
 import { signedAssetPath } from '../src/domains/ai/asset-urls.js';
+import { userAgent } from './user-agent.js';
 
 /**
  * Provider ingress and REST bodies under abuse: what a signed provider payload or a client body may
@@ -32,6 +33,7 @@ before(async () => {
     SOUK_SHOPIFY_ADMIN_URL_TEMPLATE: shopify.template,
     SOUK_SHOPIFY_CLIENT_ID: shopify.clientId,
     SOUK_SHOPIFY_CLIENT_SECRET: shopify.clientSecret,
+    SOUK_RETURN_URL_ORIGINS: 'https://merchant.example',
     // Long enough that no refresh of a test falls outside the interval, however slow the machine.
     SOUK_PAYMENT_REFRESH_INTERVAL_MS: '600000',
   });
@@ -130,12 +132,17 @@ async function connectedStore(): Promise<Owner & { shop: string; connectorId: st
   const s = await ownerWithStore(api);
   const domain = `abuse-${Date.now().toString(36)}-${shops++}.myshopify.com`;
   shopify.shop(domain);
-  const res = await api('GET', `/v1/stores/${s.storeId}/integrations/connectors/platform/install-url?shop=${domain}&returnUrl=${encodeURIComponent('https://merchant.example/c')}`, { token: s.token });
-  assert.equal(res.status, 200, res.text);
-  const page = await fetch(res.body.url, { redirect: 'manual' });
-  const callback = await fetch(page.headers.get('location')!, { redirect: 'manual' });
+  // The install starts and ends in the merchant's browser.
+  const ua = userAgent(svc.url);
+  const res = await ua.fetch(`${svc.url}/v1/stores/${s.storeId}/integrations/connectors/platform/install-url?shop=${domain}&returnUrl=${encodeURIComponent('https://merchant.example/c')}`, {
+    headers: { authorization: `Bearer ${s.token}` },
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  const body = (await res.json()) as { url: string; connectorId: string };
+  const page = await fetch(body.url, { redirect: 'manual' });
+  const callback = await ua.fetch(page.headers.get('location')!);
   assert.equal(callback.status, 302, await callback.text());
-  return { ...s, shop: domain, connectorId: res.body.connectorId };
+  return { ...s, shop: domain, connectorId: body.connectorId };
 }
 
 async function postShopify(s: { storeId: string; shop: string; connectorId: string }, topic: string, payload: unknown, eventId?: string) {
