@@ -185,10 +185,16 @@ function buildVariables(c: CompiledRoute, req: FastifyRequest): Record<string, u
   if (c.route.variables) {
     Object.assign(variables, c.route.variables({ params, query, body, headers: req.headers }));
   }
-  const numericIds: FieldError[] = [];
-  for (const [name, type] of c.declared) findNumericIds(variables[name], type, name === c.bodyVar ? [] : [name], numericIds);
-  if (numericIds.length) throw new AppError('VALIDATION_FAILED', numericIds.map((e) => `${e.path}: ${e.message}`).join('; '), numericIds);
+  const numericIds = numericIdsOf(c.declared, variables, c.bodyVar);
+  if (numericIds) throw numericIds;
   return variables;
+}
+
+/** The refusal of JSON numbers given where the variables take an ID, with their paths (relative to the body's variable). */
+function numericIdsOf(declared: Map<string, GraphQLInputType>, variables: Record<string, unknown>, bodyVar: string | null): AppError | null {
+  const found: FieldError[] = [];
+  for (const [name, type] of declared) findNumericIds(variables[name], type, name === bodyVar ? [] : [name], found);
+  return found.length ? new AppError('VALIDATION_FAILED', found.map((e) => `${e.path}: ${e.message}`).join('; '), found) : null;
 }
 
 /**
@@ -379,7 +385,7 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
     ctx,
     async run(variables, opts = {}) {
       const main = !opts.operation || opts.operation === c.route.operation;
-      const doc = main ? { document: c.document!, rootField: c.rootField, declared: new Map(), kind: 'query' as const } : c.operations.get(opts.operation!);
+      const doc = main ? { document: c.document!, rootField: c.rootField, declared: c.declared, kind: 'query' as const } : c.operations.get(opts.operation!);
       if (!doc) throw new Error(`REST route ${c.route.method} ${c.route.path}: operation not declared in operations`);
       let runCtx = ctx;
       if (opts.authorization !== undefined) {
@@ -388,6 +394,8 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
         if (runCtx.authFailure) throw new ProblemError(problem('UNAUTHENTICATED', runCtx.authFailure));
       }
       const bodyVar = (main ? c.bodyVar === 'input' : doc.declared.has('input')) ? 'input' : null;
+      const numericIds = numericIdsOf(doc.declared, variables, bodyVar);
+      if (numericIds) throw new ProblemError(problem('VALIDATION_FAILED', numericIds.message, numericIds.errors));
       const { value, problem: refused } = await runDocument(req, c, operations, doc.document, doc.rootField, bodyVar, variables, runCtx);
       if (refused) throw refused;
       return value;

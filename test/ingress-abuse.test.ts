@@ -8,6 +8,7 @@ import { shopifyOrder, shopifyProduct, shopifyWebhook, startFakeShopify, type Fa
 import { freePort, paymentShop, type PaymentShop } from './payment-integration.js';
 import { signedAssetPath } from '../src/domains/ai/asset-urls.js';
 import { userAgent } from './user-agent.js';
+import { assertFeeefProblem, feeefStore } from './feeef-helpers.js';
 
 /**
  * Provider ingress and REST bodies under abuse: what a signed provider payload or a client body may
@@ -453,6 +454,11 @@ describe('a JSON number where a REST body takes an id', () => {
     assert.deepEqual((await api('GET', `/v1/stores/${s.storeId}/integrations/carrier/parcels`, { token: s.token })).body.data, [], 'nothing was shipped');
     // The same ids as strings are looked up as before.
     assertProblem(await api('POST', `/v1/stores/${s.storeId}/integrations/carrier/send`, { token: s.token, body: { orderId: '123' } }), 404, 'NOT_FOUND');
-    console.log(`# numeric ids: ${cases.length + 3} requests`);
+    // The Feeef face's routes too.
+    const ff = await feeefStore(svc.url);
+    const feeef = await ff.ff.post('/orders', { storeId: ff.storeId, customerName: 'Karim', customerPhone: '0555000000', items: [{ productId: 42, quantity: 1 }] });
+    assertFeeefProblem(feeef, 400, 'VALIDATION_FAILED');
+    assert.ok(feeef.data.errors.some((e: any) => /productId$/.test(e.path) && e.message === 'must be a string'), feeef.text);
+    console.log(`# numeric ids: ${cases.length + 4} requests`);
   });
 });
