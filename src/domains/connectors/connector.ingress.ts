@@ -61,7 +61,7 @@ export async function platformCallback(deps: Deps, req: IngressInput): Promise<I
   const consumed = await consumeState(ctx, state, pending.provider, shop);
   if (!consumed || (pending.provider === 'shopify' && !consumed.connectorId)) throw unverifiable('callback');
   const done = (location: string) => redirect(location, unbindCookie(deps.config, state));
-  if (declined) return done(withStatus(consumed.returnUrl, 'denied'));
+  if (!answer.code) return done(withStatus(consumed.returnUrl, 'denied'));
   if (!(await starterMayFinish(ctx, consumed))) throw new AppError('FORBIDDEN', 'The member who started this flow may no longer manage the store\'s integrations');
   if (consumed.provider === 'meta') return done(await completeAdsOAuth(ctx, consumed, answer.code));
   return done(await completeInstall(deps, consumed, answer.code));
