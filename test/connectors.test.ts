@@ -16,7 +16,7 @@ before(async () => {
   shopify = await startFakeShopify();
   rx = await startReceiver();
   svc = await startTestService({
-    SOUK_WEBHOOK_ALLOW_PRIVATE: '1',
+    SOUK_WEBHOOK_ALLOW_LOOPBACK: '1',
     SOUK_SHOPIFY_ADMIN_URL_TEMPLATE: shopify.template,
     SOUK_SHOPIFY_CLIENT_ID: shopify.clientId,
     SOUK_SHOPIFY_CLIENT_SECRET: shopify.clientSecret,
