@@ -24,7 +24,7 @@ const replicas: Replica[] = [];
 const startReplica = (name: string) =>
   spawnReplica(
     name,
-    { DATABASE_URL: db.url!, SOUK_SECRET_KEY: secretKey, SOUK_WEBHOOK_ALLOW_PRIVATE: '1', SOUK_DATA_DIR: join(dataDir, name) },
+    { DATABASE_URL: db.url!, SOUK_SECRET_KEY: secretKey, SOUK_WEBHOOK_ALLOW_LOOPBACK: '1', SOUK_DATA_DIR: join(dataDir, name) },
     { started: (r) => replicas.push(r) },
   );
 
