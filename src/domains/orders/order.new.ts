@@ -45,11 +45,14 @@ export interface NewOrderDefaults {
  * every status write (which takes the list FOR UPDATE) waits for: a rename or delete of it waits for
  * the order to commit and then moves it too. The order's foreign key takes the same lock, so the
  * transaction holds one lock mode on the row, not two (each extra mode is a MultiXact member).
+ * The store row is locked the same way: a store delete waits for the order, or the order finds
+ * the store gone (404), never its statuses half-deleted.
  */
 export const NEW_ORDER_DEFAULTS = `select s.currency, st.id as status_id, st.slug
    from stores s
    left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true
-  where s.id = ?`;
+  where s.id = ?
+    for key share of s`;
 
 /**
  * What the last general create of each store read: a guess the one-statement create checks in
