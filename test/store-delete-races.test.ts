@@ -73,6 +73,15 @@ test('deleting a store while writes of every kind hit it: 2xx, 404 or 409, never
         { label: 'landing page', run: () => call('POST', `${base}/product_landing_pages`, { name: 'Summer', productId: product.id, content: { blocks: [] } }) },
         { label: 'promo create', run: () => call('POST', `/v1/promos?storeId=${o.storeId}`, { code: `TEN${round}`, type: 'percentage', value: 10 }) },
         { label: 'shipping price', run: () => call('POST', `/v1/shipping_prices?storeId=${o.storeId}`, { name: 'p' }) },
+        { label: 'apply many', run: () => call('POST', `${base}/orders/applyMany`, { orderIds: [order.id], statusId: statuses[1].id }) },
+        { label: 'order delete', run: () => call('DELETE', `${base}/orders/${order.id}`) },
+        { label: 'webhook delete', run: () => call('DELETE', `${base}/integrations/webhooks/${hook.id}`) },
+        { label: 'webhook test', run: () => call('POST', `${base}/integrations/webhooks/${hook.id}/test`) },
+        { label: 'integration patch', run: () => call('PATCH', `${base}/integrations/notes`, { config: { b: 2 } }) },
+        { label: 'warehouse', run: () => call('POST', `/v1/inventory/warehouses?storeId=${o.storeId}`, { name: 'Main' }) },
+        { label: 'shipping method', run: () => call('POST', `/v1/shipping_methods?storeId=${o.storeId}`, { name: 'm' }) },
+        { label: 'brand studio', run: () => call('POST', `/v1/ai/brand-studios?storeId=${o.storeId}`, { name: 'S' }) },
+        { label: 'purchase order', run: () => call('POST', `/v1/finance/purchase-orders?storeId=${o.storeId}`, { supplier: { name: 'Acme' }, items: [{ name: 'Tea', qtyOrdered: 2, unitCost: 3 }] }) },
       ];
       // The delete goes out in the middle of the writes: some land before it, some after.
       const half = Math.floor(writes.length / 2);
