@@ -27,6 +27,8 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   publicUrl: string;
+  /** Origins an OAuth or install flow may send the merchant back to; null: the public URL's origin. */
+  returnUrlOrigins: string[] | null;
   /** Sign-in, sign-up and reset requests allowed per email, and per client IP, within the window. */
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
@@ -171,6 +173,22 @@ function corsOrigins(raw: string | undefined, production: boolean): string[] {
   return list;
 }
 
+/** SOUK_RETURN_URL_ORIGINS: a comma list of http(s) origins; unset: null (the public URL's origin). */
+function returnUrlOrigins(raw: string | undefined): string[] | null {
+  if (raw === undefined || !raw.trim()) return null;
+  return raw.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+    let u: URL | null = null;
+    try {
+      u = new URL(o);
+    } catch {
+      // refused below
+    }
+    const bare = u && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password;
+    if (!u || !bare || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new ConfigError(`SOUK_RETURN_URL_ORIGINS: "${o}" is not an origin like https://console.example`);
+    return u.origin;
+  });
+}
+
 /**
  * Where the service says it is when SOUK_PUBLIC_URL is unset: its own address, but a wildcard
  * one (`0.0.0.0`, `::`, as in the Docker image) is no address to hand out, so `localhost`.
@@ -207,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SOUK_SMTP_URL || null,
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
     publicUrl: env.SOUK_PUBLIC_URL || defaultPublicUrl(host, port),
+    returnUrlOrigins: returnUrlOrigins(env.SOUK_RETURN_URL_ORIGINS),
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),

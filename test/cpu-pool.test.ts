@@ -20,6 +20,8 @@ class Over extends Error {
 const limits = (timeoutMs: number, extra: Partial<CpuLimits> = {}): CpuLimits => ({ timeoutMs, overBudget: (reason) => new Over(reason), ...extra });
 /** Quadratic for the Markdown parser: seconds of one thread. */
 const BOMB = '*a'.repeat(49_000);
+/** Far past any deadline below on the fastest machine: about 10× the bomb's work. */
+const BIG_BOMB = '*a'.repeat(160_000);
 
 describe('the CPU pool', () => {
   test('a task past its deadline is stopped (over budget: time) and the next task runs on a fresh thread', async () => {
@@ -37,7 +39,7 @@ describe('the CPU pool', () => {
   });
 
   test('saturated: requests get 503 with Retry-After (at once past the line, after a bounded wait in it); queue jobs wait their turn', async () => {
-    const bomb = pool.run(RENDER_PAGE, BOMB, limits(4_000)).catch((e: unknown) => e);
+    const bomb = pool.run(RENDER_PAGE, BIG_BOMB, limits(4_000)).catch((e: unknown) => e);
     const job = pool.run(RENDER_PAGE, 'job', limits(10_000, { queueWaitMs: 60_000 }));
     const requests = await Promise.all(Array.from({ length: 12 }, () => pool.run(RENDER_PAGE, 'request', limits(10_000)).catch((e: unknown) => e)));
     for (const r of requests) {

@@ -114,7 +114,6 @@ test('two web processes and a worker: a worker killed mid-delivery is replaced a
     firstWorker.proc.kill('SIGKILL');
     await new Promise((r) => (firstWorker.alive ? firstWorker.proc.once('exit', r) : r(null)));
     const delivered = () => new Set(rx.received.filter(mine).map((r) => (r.json as { data: { order: { id: string } } }).data.order.id));
-    const before = delivered().size;
     // Orders committed while no worker runs wait for one: the web processes deliver nothing.
     const waiting = await Promise.all(Array.from({ length: 4 }, (_, i) => order(16 + i)));
     await sleep(3_000);
@@ -124,7 +123,9 @@ test('two web processes and a worker: a worker killed mid-delivery is replaced a
 
     // Every committed event at least once: what the dead worker had claimed comes back when its claims expire.
     await until('every order delivered', async () => (orders.every((id) => delivered().has(id)) ? true : undefined), 90_000);
-    assert.ok(before < 16, 'the worker died with deliveries left to make');
+    // Answers were held when the worker died, so what it had in flight came again from its successor.
+    const arrivals = rx.received.filter(mine).map((r) => (r.json as { data: { order: { id: string } } }).data.order.id);
+    assert.ok(arrivals.length > new Set(arrivals).size, 'no delivery in flight at the kill was made again');
 
     // Realtime across the web processes: every order, whichever web wrote it, reached the subscriber on B.
     await until('every order on the subscription', async () => (orders.every((id) => sub.events().some((e) => e.event === 'orderCreated' && e.data.order.id === id)) ? true : undefined), 20_000);

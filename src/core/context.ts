@@ -58,6 +58,8 @@ export interface Ctx {
   ip: string;
   /** Memberships already read in this request. */
   memberships: Map<string, StoreMembership | null>;
+  /** Adds a `Set-Cookie` value to the HTTP answer, where the context serves one (the edge sends it). */
+  setCookie?: (cookie: string) => void;
 }
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -111,6 +111,7 @@ export const adminModule: Module = {
     const path = adminSocketPath(deps.config.dataDir);
     // Unix socket paths are limited to ~107 bytes; the CLI then opens the database itself.
     if (path.length > 100) return;
+    mkdirSync(deps.config.dataDir, { recursive: true });
     rmSync(path, { force: true });
     const server: Server = createServer((socket) => {
       let input = '';
@@ -133,7 +134,13 @@ export const adminModule: Module = {
       });
       socket.on('error', () => {});
     });
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, () => resolve()));
+    try {
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, () => resolve()));
+    } catch (err) {
+      // A read-only or foreign data dir costs the CLI its shortcut, not the service its start.
+      deps.log.warn({ err, path }, 'admin socket unavailable; `npm run admin` opens the database itself');
+      return;
+    }
     chmodSync(path, 0o600);
     return async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));

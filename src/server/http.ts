@@ -16,7 +16,7 @@ import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
 import { mapGraphQLError } from '../edge/graphql-errors.js';
 import { sendProblem } from '../edge/http-problem.js';
-import { logRequests, noteContext, noteOf, requestId } from '../edge/request-log.js';
+import { logRequests, noteContext, noteOf, requestId, sendNotedCookies } from '../edge/request-log.js';
 import { OperationCache } from '../edge/executor.js';
 import { allowOrigins, carryHeaders } from './cors.js';
 import { registerProbes } from './probes.js';
@@ -197,6 +197,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   drainOnClose(app);
   logRequests(app, deps);
+  sendNotedCookies(app);
   challengeUnauthenticated(app);
   await allowOrigins(app, deps.config.corsOrigins);
 
