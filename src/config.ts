@@ -57,6 +57,8 @@ export interface Config {
   aiTimeoutMs: number;
   /** Generations a store may queue per UTC day. */
   aiDailyQuota: number;
+  /** `GET …/payment/status?refresh=1` asks the provider about one payment or refund at most once per this many ms. */
+  paymentRefreshIntervalMs: number;
   /** Meta Graph API base URL, version included (OAuth dialog, token exchange, ad accounts, Conversions API). */
   metaGraphUrl: string;
   /** The platform's Meta app; null: the ads platform answers 503 NOT_CONFIGURED. */
@@ -243,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiImageModel: env.SOUK_AI_IMAGE_MODEL || 'gpt-image-1',
     aiTimeoutMs: intVar(env, 'SOUK_AI_TIMEOUT_MS', 10_000, 500, 115_000),
     aiDailyQuota: intVar(env, 'SOUK_AI_DAILY_QUOTA', 100, 0, 1_000_000),
+    paymentRefreshIntervalMs: intVar(env, 'SOUK_PAYMENT_REFRESH_INTERVAL_MS', 2000, 0, 3_600_000),
     metaGraphUrl: urlVar(env, 'SOUK_META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
     metaAppId: env.SOUK_META_APP_ID || null,
     metaAppSecret: env.SOUK_META_APP_SECRET || null,

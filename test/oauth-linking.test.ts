@@ -140,6 +140,22 @@ describe('a flow completes only for the browser that started it (RFC 6749 §10.1
     assert.equal((await api('GET', ads(s.storeId), { token: s.token })).body.status, 'connected');
   });
 
+
+  test('a verified refusal links nothing, so it ends the flow from any client: 302 with status=denied', async () => {
+    const s = await ownerWithStore(api);
+    const shop = newShop();
+    shopify.deny = true;
+    try {
+      // Started in the member's browser; the provider's refusal comes back through a client without its cookie.
+      const started = await startInstall(browser(), s, shop);
+      const { callback } = await approve(browser(), started.url);
+      assert.equal(callback.status, 302, await callback.clone().text());
+      assert.equal(callback.headers.get('location'), `${ALLOWED}/connectors?status=denied`);
+    } finally {
+      shopify.deny = false;
+    }
+    assert.equal((await connectorRow(s.storeId, shop))?.status, 'pending');
+  });
   test('a client that is not a browser finishes with the starting member\'s own token; another member\'s token does not', async () => {
     const owner = await ownerWithStore(api);
     const admin = await memberWithRole(api, owner.token, owner.storeId, 'admin');

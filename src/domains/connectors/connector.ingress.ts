@@ -4,7 +4,7 @@ import type { Ctx, Deps } from '../../core/context.js';
 import { PERMISSIONS } from '../../core/policy.js';
 import { AppError, conflict } from '../../core/errors.js';
 import { encryptSecret } from '../../core/secrets.js';
-import { lockStore, transaction } from '../../core/tx.js';
+import { applyOrRefuse, lockStore, transaction } from '../../core/tx.js';
 import { newId } from '../../lib/ids.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../../providers/carrier.js';
 import { ConnectorError, type ConnectorEvent, type InstallCallback } from '../../providers/connector.js';
@@ -54,11 +54,14 @@ export async function platformCallback(deps: Deps, req: IngressInput): Promise<I
   }
   // Neither a code nor the provider's refusal: not an answer to the flow; the state stays usable.
   if (!answer.code && !answer.error) throw new AppError('BAD_REQUEST', 'The callback carries neither a code nor an error');
-  if (!fromStartingUserAgent(deps.config, req.headers.cookie, state) && !(await signedInStarter(ctx, req.headers.authorization, pending))) throw unverifiable('callback');
+  // A refusal links nothing, so it needs no binding: whoever brings it back only ends the flow
+  // (to a return URL on a configured origin). A code links an account and must come back to its starter.
+  const declined = !answer.code;
+  if (!declined && !fromStartingUserAgent(deps.config, req.headers.cookie, state) && !(await signedInStarter(ctx, req.headers.authorization, pending))) throw unverifiable('callback');
   const consumed = await consumeState(ctx, state, pending.provider, shop);
   if (!consumed || (pending.provider === 'shopify' && !consumed.connectorId)) throw unverifiable('callback');
   const done = (location: string) => redirect(location, unbindCookie(deps.config, state));
-  if (answer.error || !answer.code) return done(withStatus(consumed.returnUrl, 'denied'));
+  if (!answer.code) return done(withStatus(consumed.returnUrl, 'denied'));
   if (!(await starterMayFinish(ctx, consumed))) throw new AppError('FORBIDDEN', 'The member who started this flow may no longer manage the store\'s integrations');
   if (consumed.provider === 'meta') return done(await completeAdsOAuth(ctx, consumed, answer.code));
   return done(await completeInstall(deps, consumed, answer.code));
@@ -128,7 +131,7 @@ const header = (headers: IngressInput['headers'], name: string) => {
 
 /**
  * POST /v1/integrations/connectors/platform/webhook/{storeId}/{connectorId}: one signed event from
- * the connector's shop, recorded once (provider + event id: a replay answers 200 and changes
+ * the connector's shop, recorded once (store + provider + event id: a replay answers 200 and changes
  * nothing) and applied in the same transaction.
  */
 export async function platformWebhook(deps: Deps, req: IngressInput): Promise<IngressReply> {
@@ -154,11 +157,16 @@ export async function platformWebhook(deps: Deps, req: IngressInput): Promise<In
     const now = new Date();
     const [fresh] = await tx.em.execute<Array<{ id: string }>>(
       `insert into inbound_events (id, provider, event_id, connector_id, store_id, topic, received_at) values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (provider, event_id) do nothing returning id`,
+       on conflict (store_id, provider, event_id) do nothing returning id`,
       [newId('ine'), provider.provider, event.eventId, connectorId, storeId, event.topic, now],
     );
     if (!fresh) return true;
-    await applyConnectorEvent(tx, current, event);
+    // An event that can never apply (Shopify would redeliver it, then drop the subscription) is kept as rejected.
+    const refused = await applyOrRefuse(tx, (sp) => applyConnectorEvent(sp, current, event));
+    if (refused) {
+      await tx.em.execute('update inbound_events set rejected = ? where id = ?', [refused, fresh.id]);
+      deps.log.warn({ storeId, connectorId, topic: event.topic, reason: refused }, 'connector event rejected');
+    }
     await tx.em.execute('update connectors set last_event_at = ? where id = ?', [now, connectorId]);
     return false;
   });

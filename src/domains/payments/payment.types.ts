@@ -179,7 +179,7 @@ export class PaymentCheckoutInput {
 
 @InputType()
 export class PaymentRefundInput {
-  @Field(() => Float, { nullable: true, description: 'Major units; default: everything not yet refunded.' })
+  @Field(() => Float, { nullable: true, description: 'Major units; omitted: everything not yet refunded (null is refused).' })
   @IsOptional()
   @Min(0, { message: 'must be more than 0' })
   @Max(1e12, { message: 'is too large' })

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseProviderJson } from '../../lib/json.js';
 import { callJson, DEFAULT_TIMEOUT_MS } from '../http.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../carrier.js';
 import {
@@ -29,7 +30,7 @@ export interface ShopifyOptions {
  * 16 digits or more is turned into a string before parsing.
  */
 export function parseShopifyJson(raw: string): unknown {
-  return JSON.parse(raw.replace(/("(?:[a-z_]+_)?id"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
+  return parseProviderJson(raw.replace(/("(?:[a-z_]+_)?id"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : null);
