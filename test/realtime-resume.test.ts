@@ -25,7 +25,8 @@ before(async () => {
   if (skip) return;
   const env = { SOUK_SECRET_KEY: randomBytes(32).toString('hex') };
   A = await startTestService(env);
-  B = await startTestService(env, { databaseUrl: A.databaseUrl, dataDir });
+  // A short heartbeat: a reader that takes nothing for one interval is cut off (the last test).
+  B = await startTestService({ ...env, SOUK_SSE_HEARTBEAT_MS: '4000' }, { databaseUrl: A.databaseUrl, dataDir });
   apiA = client(A.url);
 });
 after(async () => {
@@ -135,5 +136,24 @@ test('a reader that falls behind during a long backlog gets all of it, then the 
     }
   } finally {
     await Promise.all(streams.map((st) => st.close()));
+  }
+});
+
+test('a reader that takes nothing of a long backlog for a heartbeat interval is cut off, and its subscription released', { skip }, async () => {
+  const s = await ownerWithStore(apiA);
+  await writeHistory(A.databaseUrl!, [s.storeId], 600, 8192);
+  const hub = B.service.deps.realtime;
+  const before = hub.size;
+  let startReading!: () => void;
+  const never = new Promise<void>((r) => (startReading = r));
+  const stream = await openSse(`${B.url}/v1/stores/${s.storeId}/events/stream`, { authorization: `Bearer ${s.token}`, 'last-event-id': '0' }, { startReading: never });
+  try {
+    assert.equal(hub.size, before + 1, 'the stream is subscribed');
+    for (let i = 0; i < 1_500 && hub.size > before; i++) await new Promise((r) => setTimeout(r, 20));
+    console.log('# stalled reader: 1 stream, 3 requests');
+    assert.equal(hub.size, before, 'the stalled stream was cut off and unsubscribed');
+  } finally {
+    startReading();
+    await stream.close();
   }
 });

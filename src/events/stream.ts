@@ -141,7 +141,7 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
       const rows = await readEventsAfter(em, storeId, last, BACKLOG_BATCH);
       for (const e of rows) send(e);
       out = rows.length < BACKLOG_BATCH;
-      await paced(res);
+      await paced(res, deps.config.sseHeartbeatMs);
     }
   } catch (err) {
     req.log.error({ err }, 'event stream backlog failed');
@@ -152,16 +152,22 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   // reader that has taken the backlog starts live under the limit and in sequence order.
   while (!closed && pending.length) {
     for (const e of pending.splice(0)) send(e);
-    await paced(res);
+    await paced(res, deps.config.sseHeartbeatMs);
   }
   backlog = false;
 }
 
-/** Waits, while more than the limit is unsent, for the response to drain or the connection to go. */
-function paced(res: FastifyReply['raw']): Promise<void> {
+/**
+ * Waits, while more than the limit is unsent, for the response to drain or the connection to go.
+ * A reader that takes nothing for `stallMs` has stopped rather than fallen behind: it is cut off
+ * (it resumes), so a stream nobody reads does not hold its buffers open for ever.
+ */
+function paced(res: FastifyReply['raw'], stallMs: number): Promise<void> {
   if (res.destroyed || res.writableLength <= MAX_UNSENT_BYTES) return Promise.resolve();
   return new Promise((resolve) => {
+    const stalled = setTimeout(() => res.destroy(), stallMs);
     const done = () => {
+      clearTimeout(stalled);
       res.off('drain', done);
       res.off('close', done);
       resolve();
