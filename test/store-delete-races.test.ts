@@ -82,6 +82,7 @@ test('deleting a store while writes of every kind hit it: 2xx, 404 or 409, never
         { label: 'warehouse', run: () => call('POST', `/v1/inventory/warehouses?storeId=${o.storeId}`, { name: 'Main' }) },
         { label: 'shipping method', run: () => call('POST', `/v1/shipping_methods?storeId=${o.storeId}`, { name: 'm' }) },
         { label: 'brand studio', run: () => call('POST', `/v1/ai/brand-studios?storeId=${o.storeId}`, { name: 'S' }) },
+        { label: 'page', run: () => call('POST', `/v1/pages?storeId=${o.storeId}`, { title: 'About', body: `# About ${round}` }) },
         { label: 'purchase order', run: () => call('POST', `/v1/finance/purchase-orders?storeId=${o.storeId}`, { supplier: { name: 'Acme' }, items: [{ name: 'Tea', qtyOrdered: 2, unitCost: 3 }] }) },
       ];
       // The delete goes out in the middle of the writes: some land before it, some after.
