@@ -82,13 +82,15 @@ function compile(settings: AddressSettings): AddressCheck {
   return (address) => !isBlockedAddress(address) || (settings.webhookAllowLoopback && listed(loopback, address)) || listed(allowed, address);
 }
 
-/** Why a URL's IP literal is refused when it is saved, naming the settings that would allow it. */
+/**
+ * Why a URL's IP literal is refused when it is saved, naming the settings that would allow it.
+ * Loopback is saved and judged at send time (the contract's rule): a developer saves a local
+ * receiver and turns on SOUK_WEBHOOK_ALLOW_LOOPBACK, and nothing leaves the machine meanwhile.
+ */
 export function literalRefusal(settings: AddressSettings, url: URL): string | null {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!isIP(host) || addressCheck(settings)(host)) return null;
-  return listed(loopback, host)
-    ? 'is a loopback address: refused unless SOUK_WEBHOOK_ALLOW_LOOPBACK=1 (development only)'
-    : 'is a private, link-local or reserved address: refused unless SOUK_WEBHOOK_ALLOW_CIDRS lists its network (or SOUK_WEBHOOK_ALLOW_PRIVATE=1 opens every private range)';
+  if (!isIP(host) || listed(loopback, host) || addressCheck(settings)(host)) return null;
+  return 'is a private, link-local or reserved address: refused unless SOUK_WEBHOOK_ALLOW_CIDRS lists its network (or SOUK_WEBHOOK_ALLOW_PRIVATE=1 opens every private range)';
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
