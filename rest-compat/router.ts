@@ -5,6 +5,7 @@ import {
   validate,
   typeFromAST,
   getNamedType,
+  isInputObjectType,
   isListType,
   isNonNullType,
   type DocumentNode,
@@ -33,6 +34,8 @@ export interface CompiledRoute {
   pathParams: string[];
   /** Variables read from the query string, with their GraphQL input types. */
   queryVars: Map<string, GraphQLInputType>;
+  /** Every variable the operation declares, with its type. */
+  declared: Map<string, GraphQLInputType>;
   fastifyPath: string;
   /** POST mutations that create or trigger: the router honours Idempotency-Key on them. */
   idempotent: boolean;
@@ -77,7 +80,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
     seen.add(key);
     const pathParams = paramNames(route.path);
     if (route.ingress) {
-      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null, operations: new Map() };
+      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), declared: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null, operations: new Map() };
     }
     if (!route.operation) throw new Error(`REST route ${key}: an operation or an ingress handler is required`);
     const { document, rootField, declared, kind } = compileDocument(schema, key, route.operation);
@@ -94,6 +97,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
       bodyVar,
       pathParams,
       queryVars,
+      declared,
       fastifyPath: fastifyPathOf(route.path),
       // Payment routes keep their keys with the order ($idempotencyKey); public calls have no caller to key by.
       idempotent: route.method === 'POST' && kind === 'mutation' && !declared.has('idempotencyKey') && route.idempotent !== false,
@@ -181,7 +185,38 @@ function buildVariables(c: CompiledRoute, req: FastifyRequest): Record<string, u
   if (c.route.variables) {
     Object.assign(variables, c.route.variables({ params, query, body, headers: req.headers }));
   }
+  const numericIds = numericIdsOf(c.declared, variables, c.bodyVar);
+  if (numericIds) throw numericIds;
   return variables;
+}
+
+/** The refusal of JSON numbers given where the variables take an ID, with their paths (relative to the body's variable). */
+function numericIdsOf(declared: Map<string, GraphQLInputType>, variables: Record<string, unknown>, bodyVar: string | null): AppError | null {
+  const found: FieldError[] = [];
+  for (const [name, type] of declared) findNumericIds(variables[name], type, name === bodyVar ? [] : [name], found);
+  return found.length ? new AppError('VALIDATION_FAILED', found.map((e) => `${e.path}: ${e.message}`).join('; '), found) : null;
+}
+
+/**
+ * GraphQL's ID takes an integer as well as a string, but REST ids are strings (CONTRACT §2): a JSON
+ * number where an id goes is a wrong type, refused with its path like any other, rather than looked
+ * up as text and answered 404 (or a batch's NOT_FOUND entries).
+ */
+function findNumericIds(value: unknown, type: GraphQLInputType, path: string[], found: FieldError[]): void {
+  if (value === null || value === undefined) return;
+  const t = isNonNullType(type) ? type.ofType : type;
+  if (isListType(t)) {
+    // GraphQL coerces one value given for a list into a list of one.
+    if (Array.isArray(value)) value.forEach((v, i) => findNumericIds(v, t.ofType, [...path, String(i)], found));
+    else findNumericIds(value, t.ofType, path, found);
+  } else if (isInputObjectType(t)) {
+    if (typeof value !== 'object' || Array.isArray(value)) return;
+    for (const [name, field] of Object.entries(t.getFields())) {
+      if (Object.hasOwn(value, name)) findNumericIds((value as Record<string, unknown>)[name], field.type, [...path, name], found);
+    }
+  } else if (t.name === 'ID' && typeof value === 'number') {
+    found.push({ path: path.join('.'), message: 'must be a string' });
+  }
 }
 
 /** Turn GraphQL errors into one problem: the first error decides the status. */
@@ -350,7 +385,7 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
     ctx,
     async run(variables, opts = {}) {
       const main = !opts.operation || opts.operation === c.route.operation;
-      const doc = main ? { document: c.document!, rootField: c.rootField, declared: new Map(), kind: 'query' as const } : c.operations.get(opts.operation!);
+      const doc = main ? { document: c.document!, rootField: c.rootField, declared: c.declared, kind: 'query' as const } : c.operations.get(opts.operation!);
       if (!doc) throw new Error(`REST route ${c.route.method} ${c.route.path}: operation not declared in operations`);
       let runCtx = ctx;
       if (opts.authorization !== undefined) {
@@ -359,6 +394,8 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
         if (runCtx.authFailure) throw new ProblemError(problem('UNAUTHENTICATED', runCtx.authFailure));
       }
       const bodyVar = (main ? c.bodyVar === 'input' : doc.declared.has('input')) ? 'input' : null;
+      const numericIds = numericIdsOf(doc.declared, variables, bodyVar);
+      if (numericIds) throw new ProblemError(problem('VALIDATION_FAILED', numericIds.message, numericIds.errors));
       const { value, problem: refused } = await runDocument(req, c, operations, doc.document, doc.rootField, bodyVar, variables, runCtx);
       if (refused) throw refused;
       return value;

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     say(`no service at ${base}: starting one here (Ctrl-C stops it)`);
     const { startService } = await import('../src/service.js');
     // Development only: the echo receiver is on this machine and speaks plain HTTP.
-    const local = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', SOUK_WEBHOOK_ALLOW_PRIVATE: '1', SOUK_WEBHOOK_ALLOW_LOOPBACK: '1', SOUK_WEBHOOK_ALLOW_HTTP: '1' });
+    const local = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', SOUK_WEBHOOK_ALLOW_LOOPBACK: '1', SOUK_WEBHOOK_ALLOW_HTTP: '1' });
     const service = await startService(local);
     base = service.url;
     stopService = () => service.close();

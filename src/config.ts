@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** Every environment variable the service reads, checked in one place. */
@@ -16,6 +17,10 @@ export interface Config {
   production: boolean;
   secretKey: Buffer;
   webhookAllowPrivate: boolean;
+  /** Loopback only (127.0.0.0/8, ::1): the development and test switch. */
+  webhookAllowLoopback: boolean;
+  /** Private networks a deployment's receivers live on, each `address/prefix`. */
+  webhookAllowCidrs: Cidr[];
   webhookAllowHttp: boolean;
   logLevel: string;
   /** Worker threads for CPU-heavy work (Markdown, PDFs, images, user-written schemas). */
@@ -27,10 +32,15 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   publicUrl: string;
+  /** Origins an OAuth or install flow may send the merchant back to; null: the public URL's origin. */
+  returnUrlOrigins: string[] | null;
   /** Sign-in, sign-up and reset requests allowed per email, and per client IP, within the window. */
   authRateLimitPerEmail: number;
   authRateLimitPerIp: number;
   authRateWindowMs: number;
+  /** Purchase-order mailings allowed per store, and per user, within an hour. */
+  poSendsPerStoreHour: number;
+  poSendsPerUserHour: number;
   /** How long a session lives after its last use (sliding). */
   sessionTtlMs: number;
   /** Yalidine's API base URL (tests point it at a local fake). */
@@ -55,6 +65,8 @@ export interface Config {
   aiTimeoutMs: number;
   /** Generations a store may queue per UTC day. */
   aiDailyQuota: number;
+  /** `GET …/payment/status?refresh=1` asks the provider about one payment or refund at most once per this many ms. */
+  paymentRefreshIntervalMs: number;
   /** Meta Graph API base URL, version included (OAuth dialog, token exchange, ad accounts, Conversions API). */
   metaGraphUrl: string;
   /** The platform's Meta app; null: the ads platform answers 503 NOT_CONFIGURED. */
@@ -68,6 +80,28 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export interface Cidr {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** A comma list of `address/prefix` (IPv4 or IPv6); anything else stops the start. */
+function cidrList(raw: string | undefined): Cidr[] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
+    .map((c) => {
+      const m = /^([^/]+)\/(\d{1,3})$/.exec(c);
+      const family = m ? isIP(m[1]) : 0;
+      const prefix = m ? Number(m[2]) : -1;
+      if (!family || prefix > (family === 4 ? 32 : 128)) throw new ConfigError(`SOUK_WEBHOOK_ALLOW_CIDRS: "${c}" is not a CIDR like 10.20.0.0/16 or fd00:1::/64`);
+      return { address: m![1], prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
+    });
+}
 
 function flag(value: string | undefined): boolean {
   return value === '1' || value === 'true' || value === 'yes';
@@ -171,6 +205,22 @@ function corsOrigins(raw: string | undefined, production: boolean): string[] {
   return list;
 }
 
+/** SOUK_RETURN_URL_ORIGINS: a comma list of http(s) origins; unset: null (the public URL's origin). */
+function returnUrlOrigins(raw: string | undefined): string[] | null {
+  if (raw === undefined || !raw.trim()) return null;
+  return raw.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+    let u: URL | null = null;
+    try {
+      u = new URL(o);
+    } catch {
+      // refused below
+    }
+    const bare = u && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password;
+    if (!u || !bare || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new ConfigError(`SOUK_RETURN_URL_ORIGINS: "${o}" is not an origin like https://console.example`);
+    return u.origin;
+  });
+}
+
 /**
  * Where the service says it is when SOUK_PUBLIC_URL is unset: its own address, but a wildcard
  * one (`0.0.0.0`, `::`, as in the Docker image) is no address to hand out, so `localhost`.
@@ -198,6 +248,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     secretKey: loadSecretKey(env, production, dataDir),
     webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
+    webhookAllowLoopback: flag(env.SOUK_WEBHOOK_ALLOW_LOOPBACK),
+    webhookAllowCidrs: cidrList(env.SOUK_WEBHOOK_ALLOW_CIDRS),
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     // Two on a small machine (one may be stopped at its deadline while another works), else a core each but one.
@@ -207,9 +259,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SOUK_SMTP_URL || null,
     mailFrom: env.SOUK_MAIL_FROM || 'Souk <no-reply@souk.local>',
     publicUrl: env.SOUK_PUBLIC_URL || defaultPublicUrl(host, port),
+    returnUrlOrigins: returnUrlOrigins(env.SOUK_RETURN_URL_ORIGINS),
     authRateLimitPerEmail: intVar(env, 'SOUK_AUTH_RATE_LIMIT', 10, 1, 1_000_000),
     authRateLimitPerIp: intVar(env, 'SOUK_AUTH_RATE_LIMIT_IP', 600, 1, 1_000_000),
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    poSendsPerStoreHour: intVar(env, 'SOUK_PO_SEND_LIMIT_STORE', 20, 1, 1_000_000),
+    poSendsPerUserHour: intVar(env, 'SOUK_PO_SEND_LIMIT_USER', 40, 1, 1_000_000),
     sessionTtlMs: durationVar(env, 'SOUK_SESSION_TTL', 30 * 86_400_000, 1000),
     chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
     stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
@@ -224,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiImageModel: env.SOUK_AI_IMAGE_MODEL || 'gpt-image-1',
     aiTimeoutMs: intVar(env, 'SOUK_AI_TIMEOUT_MS', 10_000, 500, 115_000),
     aiDailyQuota: intVar(env, 'SOUK_AI_DAILY_QUOTA', 100, 0, 1_000_000),
+    paymentRefreshIntervalMs: intVar(env, 'SOUK_PAYMENT_REFRESH_INTERVAL_MS', 2000, 0, 3_600_000),
     metaGraphUrl: urlVar(env, 'SOUK_META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
     metaAppId: env.SOUK_META_APP_ID || null,
     metaAppSecret: env.SOUK_META_APP_SECRET || null,

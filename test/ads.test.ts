@@ -5,6 +5,7 @@ import { assertProblem, client, until, memberWithRole, ownerWithStore, startTest
 import { metaUser, startFakeMeta, type FakeMeta } from './fakes/meta.js';
 import { sleep } from './receiver.js';
 import { conversionDirectories, sendConversion } from '../src/domains/ads/ads.conversions.js';
+import { userAgent } from './user-agent.js';
 
 let svc: TestService;
 let api: Api;
@@ -12,7 +13,7 @@ let meta: FakeMeta;
 
 before(async () => {
   meta = await startFakeMeta();
-  svc = await startTestService({ SOUK_META_GRAPH_URL: meta.url, SOUK_META_APP_ID: meta.appId, SOUK_META_APP_SECRET: meta.appSecret });
+  svc = await startTestService({ SOUK_META_GRAPH_URL: meta.url, SOUK_META_APP_ID: meta.appId, SOUK_META_APP_SECRET: meta.appSecret, SOUK_RETURN_URL_ORIGINS: 'https://merchant.example' });
   api = client(svc.url);
 });
 after(async () => {
@@ -28,15 +29,22 @@ const RETURN = 'https://merchant.example/settings/ads?tab=meta';
 
 const get = (url: string) => fetch(url, { redirect: 'manual' });
 
-/** The whole flow: start, Meta's dialog (the user consents), Meta's redirect to the callback. */
+/** Starts the flow from the merchant's browser (which keeps the state's cookie for the callback). */
+async function startIn(s: Owner, body: unknown = {}) {
+  const ua = userAgent(svc.url);
+  const res = await ua.fetch(`${svc.url}${base(s)}/oauth/start`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(res.status, 200, await res.clone().text());
+  return { ua, body: (await res.json()) as { authorizationUrl: string; state: string; expiresAt: string } };
+}
+
+/** The whole flow: start, Meta's dialog (the user consents), Meta's redirect to the callback in the same browser. */
 async function connect(s: Owner, returnUrl = RETURN) {
   meta.user = metaUser(75, `u${Math.random().toString().slice(2, 12)}`);
-  const start = await api('POST', `${base(s)}/oauth/start`, { token: s.token, body: { returnUrl } });
-  assert.equal(start.status, 200, start.text);
+  const start = await startIn(s, { returnUrl });
   const dialog = await get(start.body.authorizationUrl);
   assert.equal(dialog.status, 302);
-  const callback = await get(dialog.headers.get('location')!);
-  return { start: start.body, callbackUrl: dialog.headers.get('location')!, callback, user: meta.user };
+  const callback = await start.ua.fetch(dialog.headers.get('location')!);
+  return { start: start.body, callbackUrl: dialog.headers.get('location')!, callback, user: meta.user, ua: start.ua };
 }
 
 async function capiStore() {
@@ -107,7 +115,8 @@ describe('OAuth connection', () => {
     const s = await ownerWithStore(api);
     const { callbackUrl, callback } = await connect(s);
     assert.equal(callback.status, 302);
-    const replay = await get(callbackUrl);
+    // With the member's own token: the replay is refused for the spent state, not a missing browser binding.
+    const replay = await fetch(callbackUrl, { redirect: 'manual', headers: { authorization: `Bearer ${s.token}` } });
     const unknown = await get(`${svc.url}/v1/integrations/connectors/platform/callback?code=abc&state=nope`);
     const missing = await get(`${svc.url}/v1/integrations/connectors/platform/callback?code=abc`);
     // A fresh flow whose state outlived its 10 minutes.
@@ -130,10 +139,9 @@ describe('OAuth connection', () => {
     const s = await ownerWithStore(api);
     meta.deny = true;
     try {
-      const start = await api('POST', `${base(s)}/oauth/start`, { token: s.token });
-      assert.equal(start.status, 200, start.text);
+      const start = await startIn(s);
       const dialog = await get(start.body.authorizationUrl);
-      const callback = await get(dialog.headers.get('location')!);
+      const callback = await start.ua.fetch(dialog.headers.get('location')!);
       assert.equal(callback.status, 302);
       assert.equal(callback.headers.get('location'), `${svc.url}/dashboard?status=denied`);
     } finally {

@@ -501,6 +501,29 @@ describe('openai provider', () => {
     for (const img of images) assert.deepEqual([decodePng(img.png).width, decodePng(img.png).height], [1536, 512]);
   });
 
+  test('32 sequential PATCHes with generate while earlier generations run: never a 409 (a 422 over 8 unfinished is waited out)', async () => {
+    reset('ok');
+    const s = await studioWith(api, ['logo']);
+    const unfinished = async () => (await generations(api, s.token, s.storeId, s.studioId)).filter((g) => g.status === 'pending' || g.status === 'processing').length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 32; ) {
+      const r = await api('PATCH', studios(s.storeId, `/${s.studioId}`), { token: s.token, body: { brief: { keywords: [`k${i}`] }, generate: { kinds: ['logo'], seed: i } } });
+      statuses.push(r.status);
+      if (r.status === 422) {
+        // The documented limit: wait for a slot, as a client reading the 422 would.
+        assertProblem(r, 422, 'LIMIT_EXCEEDED');
+        await until('a free slot', async () => (await unfinished()) < 8);
+        continue;
+      }
+      assert.equal(r.status, 200, `request ${statuses.length}: ${r.text}`);
+      i++;
+    }
+    assert.ok(!statuses.includes(409), statuses.join(','));
+    const list = await settled(api, s.token, s.storeId, s.studioId, 60_000);
+    assert.equal(list.length, 33);
+    assert.ok(list.every((g) => g.status === 'completed'), JSON.stringify(list.map((g) => g.error)));
+  });
+
   test('a 429 is retried: the generation completes on the next attempt', async () => {
     reset('ok', ['rate-limit']);
     const s = await studioWith(api, ['icon']);

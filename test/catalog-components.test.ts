@@ -271,3 +271,21 @@ describe('template components: fork and updateAvailable', () => {
     assert.equal(denied.errors?.[0].extensions.code, 'UNAUTHENTICATED');
   });
 });
+
+describe('template components: imageUrl is served by the marketplace', () => {
+  test('http(s) only on create, PATCH and PUT: javascript:, data: and scheme-less URLs → 400', async () => {
+    const c = await create(owner.storeId, owner.token, { imageUrl: 'https://cdn.example/hero.png' });
+    for (const imageUrl of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'JAVASCRIPT:alert(1)', '//cdn.example/x.png']) {
+      const tries = await Promise.all([
+        api('POST', `${base}?storeId=${owner.storeId}`, { token: owner.token, body: { title: 'X', code: 'x', imageUrl } }),
+        api('PATCH', `${base}/${c.id}?storeId=${owner.storeId}`, { token: owner.token, body: { imageUrl } }),
+        api('PUT', `${base}/${c.id}?storeId=${owner.storeId}`, { token: owner.token, body: { title: 'X', code: 'x', imageUrl } }),
+      ]);
+      for (const res of tries) {
+        assertProblem(res, 400, 'VALIDATION_FAILED');
+        assert.equal(res.body.errors[0].path, 'imageUrl', res.text);
+      }
+    }
+    assert.equal((await api('GET', `${base}/${c.id}?storeId=${owner.storeId}`, { token: owner.token })).body.imageUrl, 'https://cdn.example/hero.png');
+  });
+});

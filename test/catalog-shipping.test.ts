@@ -334,3 +334,27 @@ describe('quotes and orders', () => {
     assert.equal((await api('POST', `${M}?storeId=${owner.storeId}`, { token: editor.token, body: { name: 'x' } })).status, 201);
   });
 });
+
+describe('logoUrl is served publicly: http(s) only', () => {
+  const HOSTILE = ['javascript:alert(document.cookie)', 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=', 'JaVaScRiPt:alert(1)', 'vbscript:msgbox(1)', '//cdn.example/x.png'];
+  test('prices and methods refuse javascript:, data: and scheme-less URLs on create, PUT and PATCH', async () => {
+    const price = await createPrice(owner.storeId, owner.token, { logoUrl: 'https://cdn.example/p.png' });
+    const method = await createMethod(owner.storeId, owner.token, { logoUrl: 'http://cdn.example/m.png' });
+    for (const logoUrl of HOSTILE) {
+      const tries = [
+        api('POST', `${P}?storeId=${owner.storeId}`, { token: owner.token, body: { name: 'X', prices: TABLE, logoUrl } }),
+        api('PATCH', `${P}/${price.id}?storeId=${owner.storeId}`, { token: owner.token, body: { logoUrl } }),
+        api('PUT', `${P}/${price.id}?storeId=${owner.storeId}`, { token: owner.token, body: { prices: TABLE, logoUrl } }),
+        api('POST', `${M}?storeId=${owner.storeId}`, { token: owner.token, body: { name: 'X', logoUrl } }),
+        api('PATCH', `${M}/${method.id}?storeId=${owner.storeId}`, { token: owner.token, body: { logoUrl } }),
+        api('PUT', `${M}/${method.id}?storeId=${owner.storeId}`, { token: owner.token, body: { name: 'X', logoUrl } }),
+      ];
+      for (const res of await Promise.all(tries)) {
+        assertProblem(res, 400, 'VALIDATION_FAILED');
+        assert.equal(res.body.errors[0].path, 'logoUrl', res.text);
+      }
+    }
+    assert.equal((await api('GET', `${P}/${price.id}?storeId=${owner.storeId}`, { token: owner.token })).body.logoUrl, 'https://cdn.example/p.png');
+    assert.equal((await api('GET', `${M}/${method.id}?storeId=${owner.storeId}`, { token: owner.token })).body.logoUrl, 'http://cdn.example/m.png');
+  });
+});

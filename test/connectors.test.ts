@@ -5,6 +5,7 @@ import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { gqlSubscribe, STORE_EVENTS } from './sse-client.js';
 import { shopifyId, shopifyOrder, shopifyProduct, shopifyWebhook, signQuery, startFakeShopify, type FakeShopify } from './fakes/shopify.js';
 import { parseShopifyJson } from '../src/providers/shopify/shopify.js';
+import { userAgent } from './user-agent.js';
 
 let svc: TestService;
 let api: Api;
@@ -15,10 +16,11 @@ before(async () => {
   shopify = await startFakeShopify();
   rx = await startReceiver();
   svc = await startTestService({
-    SOUK_WEBHOOK_ALLOW_PRIVATE: '1',
+    SOUK_WEBHOOK_ALLOW_LOOPBACK: '1',
     SOUK_SHOPIFY_ADMIN_URL_TEMPLATE: shopify.template,
     SOUK_SHOPIFY_CLIENT_ID: shopify.clientId,
     SOUK_SHOPIFY_CLIENT_SECRET: shopify.clientSecret,
+    SOUK_RETURN_URL_ORIGINS: 'https://merchant.example',
   });
   api = client(svc.url);
 });
@@ -46,15 +48,17 @@ async function storeWithHook() {
   return { ...s, shop: newShop(), fromHere: (r: { path: string }) => r.path === path };
 }
 
-/** install-url, the shop's install page (approved at once), and its signed callback. */
+/** install-url from the merchant's browser, the shop's install page (approved at once), and its signed callback in that browser. */
 async function install(s: Owner & { shop: string }) {
-  const res = await api('GET', `${base(s)}/install-url?shop=${s.shop}&returnUrl=${encodeURIComponent(RETURN)}`, { token: s.token });
-  assert.equal(res.status, 200, res.text);
-  const page = await get(res.body.url);
+  const ua = userAgent(svc.url);
+  const res = await ua.fetch(`${svc.url}${base(s)}/install-url?shop=${s.shop}&returnUrl=${encodeURIComponent(RETURN)}`, { headers: { authorization: `Bearer ${s.token}` } });
+  assert.equal(res.status, 200, await res.clone().text());
+  const body = (await res.json()) as { url: string; connectorId: string; state: string };
+  const page = await get(body.url);
   assert.equal(page.status, 302);
   const callbackUrl = page.headers.get('location')!;
-  const callback = await get(callbackUrl);
-  return { ...res.body, callbackUrl, callback };
+  const callback = await ua.fetch(callbackUrl);
+  return { ...body, callbackUrl, callback, ua };
 }
 
 const webhookUrl = (storeId: string, connectorId: string) => `${svc.url}/v1/integrations/connectors/platform/webhook/${storeId}/${connectorId}`;
@@ -150,11 +154,12 @@ describe('install', () => {
 
   test('install answers a 302 to the install page; the token is encrypted and never shown', async () => {
     const s = await storeWithHook();
-    const res = await fetch(`${svc.url}${base(s)}/install?shop=${s.shop}`, { headers: { authorization: `Bearer ${s.token}` }, redirect: 'manual' });
+    const ua = userAgent(svc.url);
+    const res = await ua.fetch(`${svc.url}${base(s)}/install?shop=${s.shop}`, { headers: { authorization: `Bearer ${s.token}` } });
     assert.equal(res.status, 302);
     const location = new URL(res.headers.get('location')!);
     assert.equal(location.origin + location.pathname, `${shopify.url}/${s.shop}/admin/oauth/authorize`);
-    const callback = await get((await get(location.toString())).headers.get('location')!);
+    const callback = await ua.fetch((await get(location.toString())).headers.get('location')!);
     assert.equal(callback.headers.get('location'), `${svc.url}/dashboard?status=active`);
     const [token] = [...shopify.shop(s.shop).tokens];
     const [row] = await em().execute('select token_enc from connectors where store_id = ?', [s.storeId]);
@@ -168,25 +173,27 @@ describe('install', () => {
     const s = await storeWithHook();
     const first = await install(s);
     assert.equal(first.callback.status, 302);
-    const replayed = await get(first.callbackUrl);
+    // Sent with the starting member's own token, so each is refused for its own fault, not for a missing browser binding.
+    const asMember = (u: string) => fetch(u, { redirect: 'manual', headers: { authorization: `Bearer ${s.token}` } });
+    const replayed = await asMember(first.callbackUrl);
 
     const fresh = await api('GET', `${base(s)}/install-url?shop=${s.shop}`, { token: s.token });
     const params = (over: Record<string, string> = {}) => ({ code: 'c0de', shop: s.shop, state: fresh.body.state, timestamp: String(Math.floor(Date.now() / 1000)), host: 'aG9zdA', ...over });
     const url = (q: Record<string, string>) => `${CALLBACK()}?${new URLSearchParams(q)}`;
-    const badHmac = await get(url({ ...signQuery(params(), shopify.clientSecret), hmac: '0'.repeat(64) }));
-    const wrongKey = await get(url(signQuery(params(), 'not-the-secret')));
-    const tampered = await get(url({ ...signQuery(params(), shopify.clientSecret), code: 'other' }));
-    const old = await get(url(signQuery(params({ timestamp: String(Math.floor(Date.now() / 1000) - 25 * 3600) }), shopify.clientSecret)));
-    const otherShop = await get(url(signQuery(params({ shop: newShop() }), shopify.clientSecret)));
-    const unknown = await get(url(signQuery(params({ state: 'no-such-state' }), shopify.clientSecret)));
-    const noState = await get(url(signQuery({ code: 'x', shop: s.shop, timestamp: params().timestamp }, shopify.clientSecret)));
+    const badHmac = await asMember(url({ ...signQuery(params(), shopify.clientSecret), hmac: '0'.repeat(64) }));
+    const wrongKey = await asMember(url(signQuery(params(), 'not-the-secret')));
+    const tampered = await asMember(url({ ...signQuery(params(), shopify.clientSecret), code: 'other' }));
+    const old = await asMember(url(signQuery(params({ timestamp: String(Math.floor(Date.now() / 1000) - 25 * 3600) }), shopify.clientSecret)));
+    const otherShop = await asMember(url(signQuery(params({ shop: newShop() }), shopify.clientSecret)));
+    const unknown = await asMember(url(signQuery(params({ state: 'no-such-state' }), shopify.clientSecret)));
+    const noState = await asMember(url(signQuery({ code: 'x', shop: s.shop, timestamp: params().timestamp }, shopify.clientSecret)));
     // None of those used the state up: the genuine callback still works once.
-    const fine = await get(url(signQuery(params(), shopify.clientSecret)));
+    const fine = await asMember(url(signQuery(params(), shopify.clientSecret)));
     assert.equal(fine.status, 302, 'the state survived the refused attempts');
     await em().execute(`update oauth_states set expires_at = now() - interval '1 second' where store_id = ?`, [s.storeId]);
     const third = await api('GET', `${base(s)}/install-url?shop=${s.shop}`, { token: s.token });
     await em().execute(`update oauth_states set expires_at = now() - interval '1 second' where store_id = ?`, [s.storeId]);
-    const expired = await get(url(signQuery(params({ state: third.body.state }), shopify.clientSecret)));
+    const expired = await asMember(url(signQuery(params({ state: third.body.state }), shopify.clientSecret)));
     const bodies: string[] = [];
     for (const r of [replayed, badHmac, wrongKey, tampered, old, otherShop, unknown, noState, expired]) {
       assert.equal(r.status, 401);

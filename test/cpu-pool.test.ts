@@ -9,7 +9,8 @@ import { AppError } from '../src/core/errors.js';
 import { createLogger } from '../src/core/log.js';
 import type { CpuLimits, OverBudget } from '../src/core/cpu.js';
 
-const pool = createCpuPool({ threads: 1, log: createLogger('silent') });
+// A short line, so the saturation test reaches past it with a dozen requests.
+const pool = createCpuPool({ threads: 1, log: createLogger('silent'), linePerThread: 8 });
 after(() => pool.close());
 
 class Over extends Error {
@@ -54,4 +55,15 @@ describe('the CPU pool', () => {
     assert.equal(pool.stats.running, 0);
     assert.equal(pool.stats.waiting, 0);
   });
+});
+
+test('a burst of small tasks waits its turn in the default line instead of being refused', async () => {
+  const wide = createCpuPool({ threads: 1, log: createLogger('silent') });
+  try {
+    const pages = await Promise.all(Array.from({ length: 48 }, (_, i) => wide.run(RENDER_PAGE, `page ${i}`, limits(10_000))));
+    assert.deepEqual(pages, Array.from({ length: 48 }, (_, i) => `<p>page ${i}</p>\n`));
+    assert.equal(wide.stats.saturated, 0);
+  } finally {
+    await wide.close();
+  }
 });

@@ -16,7 +16,7 @@ describe('the developer console', { skip }, () => {
   let rx: Receiver;
   let browser: Browser;
   before(async () => {
-    svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+    svc = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' });
     api = client(svc.url);
     rx = await startReceiver();
     // The receiver's certificate is trusted by Node (NODE_EXTRA_CA_CERTS), not by the browser: the page never calls it.

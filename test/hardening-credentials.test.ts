@@ -22,7 +22,7 @@ const sql = (query: string, params: unknown[] = []) => svc.service.deps.orm.em.f
 
 before(async () => {
   smtp = await startSmtpCapture();
-  svc = await startTestService({ SOUK_SMTP_URL: smtp.url, SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+  svc = await startTestService({ SOUK_SMTP_URL: smtp.url, SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' });
   api = client(svc.url);
   rx = await startReceiver();
 });

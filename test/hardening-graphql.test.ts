@@ -9,7 +9,7 @@ let api: Api;
 let rx: Receiver;
 let owner: Awaited<ReturnType<typeof ownerWithStore>>;
 before(async () => {
-  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' });
   api = client(svc.url);
   rx = await startReceiver();
   owner = await ownerWithStore(api);

@@ -54,7 +54,7 @@ async function loggedService(env: Record<string, string> = {}) {
 describe('request logging', () => {
   let s: Awaited<ReturnType<typeof loggedService>>;
   before(async () => {
-    s = await loggedService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+    s = await loggedService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' });
   });
   after(() => s.close());
 

@@ -16,7 +16,7 @@ let api: Api;
 let rx: Receiver;
 
 before(async () => {
-  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' });
   api = client(svc.url);
   rx = await startReceiver();
 });

@@ -8,7 +8,7 @@ import { startFakeStripe, type FakeStripe } from './fakes/stripe.js';
 import { freePort, integrationStatus, paymentShop, type PaymentShop } from './payment-integration.js';
 import { reconcilePayments } from '../src/domains/payments/payment.reconcile.js';
 import { codRemitted } from '../src/domains/payments/payment.service.js';
-import { systemContext } from '../src/domains/payments/payment-webhook.service.js';
+import { systemContext } from '../src/core/context.js';
 import { transaction } from '../src/core/tx.js';
 
 let svc: TestService;

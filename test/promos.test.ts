@@ -175,6 +175,42 @@ describe('promo codes', () => {
   });
 });
 
+describe('per-customer caps count a phone however it is typed', () => {
+  const VARIANTS = [
+    '+213555123456',
+    '+213 555 12 34 56',
+    '0555 12 34 56',
+    '０５５５１２３４５６',
+    '＋２１３ ５５５ １２３ ４５６',
+    '٠٥٥٥١٢٣٤٥٦',
+    '۰۵۵۵-۱۲-۳۴-۵۶',
+    '00213 555 123 456',
+    '(0555) 123-456',
+    '𝟎𝟓𝟓𝟓𝟏𝟐𝟑𝟒𝟓𝟔',
+  ];
+
+  test(`30 parallel orders with ${VARIANTS.length} spellings of one Algerian phone: exactly maxUsesPerCustomer (3) take the code`, async () => {
+    const s = await ownerWithStore(api);
+    const tea = await product(s, 20);
+    const created = await promo(s, { code: 'ONEPHONE', type: 'fixed', value: 1, maxUsesPerCustomer: 3 });
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        createOrder(s, { items: [{ productId: tea.id, quantity: 1 }], promoCode: 'ONEPHONE', customerPhone: VARIANTS[i % VARIANTS.length], shippingAddress: { country: 'DZ', wilayaCode: '16' } }),
+      ),
+    );
+    for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && /max_uses_customer/.test(r.body.detail)), `unexpected ${r.status} ${r.text}`);
+    assert.equal(results.filter((r) => r.status === 201).length, 3, results.map((r) => r.status).join(','));
+    assert.equal((await api('GET', promos(s, `/${created.id}`), { token: s.token })).body.uses, 3);
+    // Validation agrees for the international spellings (no country needed) and for an order's own.
+    for (const customerPhone of ['+213555123456', '＋２１３５５５１２３４５６', '00213555123456']) {
+      const v = await validate(s, { code: 'ONEPHONE', items: [{ productId: tea.id, quantity: 1 }], customerPhone });
+      assert.equal(v.body.reason, 'max_uses_customer', customerPhone);
+    }
+    const other = await createOrder(s, { items: [{ productId: tea.id, quantity: 1 }], promoCode: 'ONEPHONE', customerPhone: '0555 00 00 00', shippingAddress: { country: 'DZ' } });
+    assert.equal(other.status, 201, 'another customer still may');
+  });
+});
+
 describe('validate rate limit', () => {
   test('60 calls a minute per IP, then 429 with Retry-After', async () => {
     const own = await startTestService();

@@ -1,16 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PDFParse } from 'pdf-parse';
-import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
-import { startSmtpCapture, type CapturedMail } from './smtp.js';
+import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, until, type Api, type TestService } from './helpers.js';
+import { startSmtpCapture, tokenFrom, type CapturedMail } from './smtp.js';
+import { gqlSubscribe, STORE_EVENTS } from './sse-client.js';
 
+const STORE_LIMIT = 5;
+const USER_LIMIT = 8;
 let svc: TestService;
 let api: Api;
 let smtp: Awaited<ReturnType<typeof startSmtpCapture>>;
 
 before(async () => {
   smtp = await startSmtpCapture();
-  svc = await startTestService({ SOUK_SMTP_URL: smtp.url });
+  svc = await startTestService({ SOUK_SMTP_URL: smtp.url, SOUK_PO_SEND_LIMIT_STORE: String(STORE_LIMIT), SOUK_PO_SEND_LIMIT_USER: String(USER_LIMIT) });
   api = client(svc.url);
 });
 after(async () => {
@@ -38,6 +41,12 @@ async function createPo(s: Owner, body: Record<string, unknown>) {
   const res = await api('POST', pos(s), { token: s.token, body: { supplier: { name: 'Acme', email: 'orders@acme.example' }, ...body } });
   assert.equal(res.status, 201, res.text);
   return res.body;
+}
+
+/** Confirms a user's email through the mail the signup sent. */
+async function verify(email: string) {
+  const res = await api('POST', '/v1/users/auth/verify-email/confirm', { body: { token: tokenFrom(await smtp.waitFor(email, /verify-email/)) } });
+  assert.equal(res.status, 200, res.text);
 }
 
 const status = (s: Owner, id: string, body: Record<string, unknown>) => api('POST', pos(s, `/${id}/status`), { token: s.token, body });
@@ -379,16 +388,17 @@ describe('purchase order PDFs', () => {
 describe('sending purchase orders', () => {
   test('/send queues a durable job that mails the PDF and records the outcome', async () => {
     const s = await ownerWithStore(api);
+    await verify(s.email);
     const supplier = `supplier-${Date.now()}@example.com`;
     const po = await createPo(s, { supplier: { name: 'Mail Supplier', email: supplier }, items: [{ name: 'Jasmine tea', sku: 'JT-1', qtyOrdered: 7, unitCost: 2 }] });
-    const sent = await api('POST', pos(s, `/${po.id}/send`), { token: s.token, body: { cc: ['buyer@example.com'], message: 'Please confirm the delivery date.' } });
+    const sent = await api('POST', pos(s, `/${po.id}/send`), { token: s.token, body: { cc: [s.email.toUpperCase()], message: 'Please confirm the delivery date.' } });
     assert.equal(sent.status, 202, sent.text);
     assert.equal(sent.body.status, 'sent');
     assert.equal(sent.body.sends.length, 1);
     assert.deepEqual([sent.body.sends[0].status, sent.body.sends[0].to, sent.body.sends[0].error], ['queued', supplier, null]);
 
     const mail = await smtp.waitFor(supplier);
-    assert.ok(mail.to.includes('buyer@example.com'));
+    assert.ok(mail.to.includes(s.email.toLowerCase()));
     assert.match(mail.text, /Please confirm the delivery date\./);
     assert.match(mail.raw, /Subject: Purchase order PO-000001/);
     const attachment = pdfAttachment(mail);
@@ -404,11 +414,13 @@ describe('sending purchase orders', () => {
     }
     assert.equal(settled.status, 'sent');
 
-    // Again to someone else: the PO stays sent, a second send is recorded.
-    const again = await api('POST', pos(s, `/${po.id}/send`), { token: s.token, body: { to: 'other@example.com' } });
-    assert.equal(again.status, 202);
+    // Again to a verified member: the PO stays sent, a second send is recorded.
+    const editor = await memberWithRole(api, s.token, s.storeId, 'editor');
+    await verify(editor.user.email);
+    const again = await api('POST', pos(s, `/${po.id}/send`), { token: s.token, body: { to: editor.user.email } });
+    assert.equal(again.status, 202, again.text);
     assert.equal(again.body.sends.length, 2);
-    await smtp.waitFor('other@example.com');
+    await smtp.waitFor(editor.user.email);
   });
 
   test('no recipient → 400; final → 409; :batchSend answers 202 with the envelope', async () => {
@@ -430,5 +442,127 @@ describe('sending purchase orders', () => {
     assert.deepEqual(batch.body.summary, { total: 3, succeeded: 1, failed: 2 });
     const mail = await smtp.waitFor(email);
     assert.ok((await pdfText(pdfAttachment(mail).bytes)).includes('PO-000003'));
+  });
+});
+
+describe('purchaseOrderUpdated on the realtime channel', () => {
+  test('create, update, status, send (and its outcome), cancel each reach a graphql-sse subscriber that names it', async () => {
+    const s = await ownerWithStore(api);
+    const sub = gqlSubscribe(svc.url, s.token, STORE_EVENTS, { storeId: s.storeId, events: ['purchaseOrderUpdated'] });
+    const unnamed = gqlSubscribe(svc.url, s.token, STORE_EVENTS, { storeId: s.storeId });
+    try {
+      await Promise.all([sub.connected, unnamed.connected]);
+      const events = () => sub.events();
+      const po = await createPo(s, { items: [{ name: 'X', qtyOrdered: 2, unitCost: 1 }] });
+      assert.equal((await api('PUT', pos(s, `/${po.id}`), { token: s.token, body: { notes: 'by Friday' } })).status, 200);
+      assert.equal((await status(s, po.id, { status: 'sent' })).status, 200);
+      assert.equal((await status(s, po.id, { status: 'sent' })).status, 200, 'unchanged: no event');
+      assert.equal((await status(s, po.id, { status: 'draft' })).status, 200);
+      assert.equal((await api('POST', pos(s, `/${po.id}/send`), { token: s.token })).status, 202);
+      // The worker takes queued sends one at a time: earlier tests' sends may be ahead of this one.
+      await until('the send settles', async () => events().some((e) => e.data.purchaseOrder.sends[0]?.status === 'sent'), 60_000);
+      assert.equal((await api('POST', pos(s, `/${po.id}/cancel`), { token: s.token, body: { reason: 'late' } })).status, 200);
+      await until('seven events', async () => events().length >= 7);
+      const got = events();
+      assert.ok(got.every((e) => e.event === 'purchaseOrderUpdated' && e.storeId === s.storeId && e.data.store_id === s.storeId && e.data.purchaseOrder.id === po.id));
+      assert.deepEqual(
+        got.map((e) => [e.data.purchaseOrder.status, e.data.purchaseOrder.notes, e.data.purchaseOrder.sends.map((x: any) => x.status).join()]),
+        [
+          ['draft', null, ''],
+          ['draft', 'by Friday', ''],
+          ['sent', 'by Friday', ''],
+          ['draft', 'by Friday', ''],
+          ['sent', 'by Friday', 'queued'],
+          ['sent', 'by Friday', 'sent'],
+          ['cancelled', 'by Friday', 'sent'],
+        ],
+      );
+      assert.deepEqual(unnamed.results, [], 'only subscribers that name it');
+    } finally {
+      sub.close();
+      unnamed.close();
+    }
+  });
+});
+
+describe('sending purchase orders is no mail relay', () => {
+  const item = { items: [{ name: 'X', qtyOrdered: 1, unitCost: 1 }] };
+  const send = (s: Owner, id: string, body: Record<string, unknown> = {}) => api('POST', pos(s, `/${id}/send`), { token: s.token, body });
+
+  test('recipients: the supplier and verified emails of store members only; anything else → 400 at its path, nothing queued', async () => {
+    const s = await ownerWithStore(api);
+    const unverified = await memberWithRole(api, s.token, s.storeId, 'viewer');
+    const outsider = await ownerWithStore(api);
+    await verify(outsider.email);
+    const po = await createPo(s, item);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ to: ['victim@example.net'] }, 'to.0'],
+      [{ cc: ['victim@example.net'] }, 'cc.0'],
+      [{ to: ['orders@acme.example', 'victim@example.net'] }, 'to.1'],
+      [{ cc: [unverified.user.email] }, 'cc.0'],
+      [{ to: [s.email] }, 'to.0'],
+      [{ to: [outsider.email] }, 'to.0'],
+    ];
+    for (const [body, path] of cases) {
+      const res = await send(s, po.id, body);
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.equal(res.body.errors[0].path, path, JSON.stringify(body));
+    }
+    const shown = (await api('GET', pos(s, `/${po.id}`), { token: s.token })).body;
+    assert.deepEqual([shown.status, shown.sends], ['draft', []]);
+    // The owner's own address once verified; the supplier's in any case.
+    await verify(s.email);
+    const ok = await send(s, po.id, { to: ['ORDERS@acme.example'], cc: [s.email] });
+    assert.equal(ok.status, 202, ok.text);
+    await smtp.waitFor('orders@acme.example');
+    const refused = ['victim@example.net', unverified.user.email, outsider.email].map((e) => e.toLowerCase());
+    assert.deepEqual(smtp.mails.filter((m) => /^Subject: Purchase order/m.test(m.raw) && m.to.some((t) => refused.includes(t))), []);
+  });
+
+  test('the platform frames subject and message: one header line, the text quoted, no HTML', async () => {
+    const s = await ownerWithStore(api);
+    const email = `framed-${Date.now()}@example.com`;
+    const po = await createPo(s, { supplier: { name: 'Framed', email }, ...item });
+    const res = await send(s, po.id, {
+      subject: 'Urgent\r\nBcc: victim@example.net\r\nContent-Type: text/html',
+      message: '<a href="https://phish.example">Reset your password</a>\nSecond line\u0007',
+    });
+    assert.equal(res.status, 202, res.text);
+    const mail = await smtp.waitFor(email);
+    assert.deepEqual(mail.to, [email]);
+    const subject = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(mail.raw)![1].replace(/\r?\n[ \t]/g, ' ');
+    assert.match(subject, /^Purchase order PO-\d{6} from Test Store: Urgent Bcc: victim@example\.net Content-Type: text\/html$/);
+    assert.doesNotMatch(mail.raw, /^Bcc:/im);
+    assert.doesNotMatch(mail.raw, /^Content-Type: text\/html/im);
+    assert.match(mail.text, /Test Store sent you purchase order PO-\d{6} through Souk/);
+    assert.match(mail.text, /Message from Test Store:\r?\n> <a href="https:\/\/phish\.example">Reset your password<\/a>\r?\n> Second line\r?\n/);
+    assert.match(mail.text, /Souk sent this email on behalf of Test Store/);
+    assert.ok(!mail.text.includes('\u0007'));
+  });
+
+  test(`at most ${STORE_LIMIT} sends per store and ${USER_LIMIT} per user an hour: 30 parallel sends → ${STORE_LIMIT} accepted, the rest 429 with Retry-After`, async () => {
+    const s = await ownerWithStore(api);
+    const list = await Promise.all(Array.from({ length: 30 }, () => createPo(s, item)));
+    const answers = await Promise.all(list.map((po) => send(s, po.id)));
+    const accepted = answers.filter((r) => r.status === 202);
+    assert.equal(accepted.length, STORE_LIMIT, answers.map((r) => r.status).join(','));
+    for (const r of answers.filter((x) => x.status !== 202)) {
+      assertProblem(r, 429, 'RATE_LIMITED');
+      assert.ok(Number(r.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
+    }
+    const queued = (await Promise.all(list.map((po) => api('GET', pos(s, `/${po.id}`), { token: s.token })))).filter((r) => r.body.sends.length);
+    assert.equal(queued.length, STORE_LIMIT, 'refused sends left nothing behind');
+    // :batchSend counts each PO: over the limit they fail in the envelope.
+    const batch = await api('POST', pos(s, ':batchSend'), { token: s.token, body: { ids: list.slice(0, 2).map((p) => p.id) } });
+    assert.equal(batch.status, 202, batch.text);
+    assert.deepEqual(Object.values(batch.body.failedRequests).map((f: any) => f.code), ['RATE_LIMITED', 'RATE_LIMITED']);
+
+    // The same user's second store: the user's own limit is what remains.
+    const res = await api('POST', '/v1/stores', { token: s.token, body: { name: 'Second' } });
+    const second = { ...s, storeId: res.body.id };
+    const more = await Promise.all(Array.from({ length: 6 }, () => createPo(second, item)));
+    const statuses = (await Promise.all(more.map((po) => send(second, po.id)))).map((r) => r.status);
+    assert.equal(statuses.filter((x) => x === 202).length, USER_LIMIT - STORE_LIMIT, statuses.join(','));
+    assert.equal(statuses.filter((x) => x === 429).length, 6 - (USER_LIMIT - STORE_LIMIT));
   });
 });

@@ -23,7 +23,7 @@ const replicas: Replica[] = [];
 
 /** A server process on the shared database, from the sources under tsx. */
 async function startReplica(name: string): Promise<Replica> {
-  const env = { DATABASE_URL: db.url!, SOUK_SECRET_KEY: secretKey, SOUK_WEBHOOK_ALLOW_PRIVATE: '1', SOUK_DATA_DIR: join(dataDir, name) };
+  const env = { DATABASE_URL: db.url!, SOUK_SECRET_KEY: secretKey, SOUK_WEBHOOK_ALLOW_LOOPBACK: '1', SOUK_DATA_DIR: join(dataDir, name) };
   const replica = await spawnReplica(name, env, { timeoutMs: 60_000 });
   replicas.push(replica);
   return replica;

@@ -15,7 +15,7 @@ let api: Api;
 let rx: Receiver;
 
 before(async () => {
-  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1', SOUK_SSE_HEARTBEAT_MS: '200' });
+  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1', SOUK_SSE_HEARTBEAT_MS: '200' });
   api = client(svc.url);
   rx = await startReceiver();
 });

@@ -33,7 +33,7 @@ const startRole = (name: string, role: 'web' | 'worker') =>
       DATABASE_URL: db.url!,
       SOUK_ROLE: role,
       SOUK_SECRET_KEY: secretKey,
-      SOUK_WEBHOOK_ALLOW_PRIVATE: '1',
+      SOUK_WEBHOOK_ALLOW_LOOPBACK: '1',
       SOUK_SMTP_URL: smtp.url,
       SOUK_DATA_DIR: join(dataDir, name),
       SOUK_METRICS: '1',

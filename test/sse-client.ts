@@ -18,8 +18,11 @@ async function until<T>(pick: () => T | undefined, ms: number, what: () => strin
   }
 }
 
-/** A raw server-sent-events reader over fetch, the way a browser's EventSource parses a stream. */
-export async function openSse(url: string, headers: Record<string, string> = {}) {
+/**
+ * A raw server-sent-events reader over fetch, the way a browser's EventSource parses a stream.
+ * `startReading`: the body is not read before it settles (a reader that falls behind).
+ */
+export async function openSse(url: string, headers: Record<string, string> = {}, opts: { startReading?: Promise<unknown> } = {}) {
   const abort = new AbortController();
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
   const messages: SseMessage[] = [];
@@ -31,6 +34,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     const decoder = new TextDecoder();
     let buf = '';
     try {
+      await opts.startReading;
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         buf += decoder.decode(chunk, { stream: true });
         let at: number;
@@ -134,4 +138,28 @@ export function gqlSubscribe(baseUrl: string, token: string | null, query: strin
       client.dispose();
     },
   };
+}
+
+/**
+ * A long event history for each store, written directly (not through the API): `count` orderUpdated
+ * events whose order carries `bytes` characters of filler.
+ */
+export async function writeHistory(databaseUrl: string, storeIds: string[], count: number, bytes: number): Promise<void> {
+  const pg = (await import('pg')).default;
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    for (const storeId of storeIds) {
+      await db.query(
+        `with s as (insert into store_event_seqs as q (store_id, seq) values ($1, $2)
+                    on conflict (store_id) do update set seq = q.seq + $2 returning seq)
+         insert into store_events (store_id, seq, event, data, created_at)
+         select $1, g, 'orderUpdated', jsonb_build_object('store_id', $1::text, 'order', jsonb_build_object('id', 'ord_old', 'customerName', repeat('x', $3))), now()
+         from s, generate_series(s.seq - $2 + 1, s.seq) g`,
+        [storeId, count, bytes],
+      );
+    }
+  } finally {
+    await db.end();
+  }
 }

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { client, freshDatabase, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { assertProblem, client, freshDatabase, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { startReceiver, sleep, type Receiver } from './receiver.js';
 import { createContext } from '../src/core/context.js';
 import { transaction } from '../src/core/tx.js';
@@ -32,7 +33,7 @@ describe('transactions', () => {
   let svc: TestService;
   let api: Api;
   before(async () => {
-    svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' });
+    svc = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' });
     api = client(svc.url);
   });
   after(() => svc.close());
@@ -114,7 +115,7 @@ describe('restart', () => {
     const reuse = { databaseUrl: db.url, dataDir };
     const path = `/restart/${randomUUID()}`;
     try {
-      const first = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' }, reuse);
+      const first = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' }, reuse);
       const api1 = client(first.url);
       const s = await setup(api1, path);
       // Stop this process's worker so the jobs stay queued, as if it died right after commit.
@@ -126,7 +127,7 @@ describe('restart', () => {
       assert.equal(rx.received.filter((r) => r.path === path).length, 0);
       await first.close();
 
-      const second = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1' }, reuse);
+      const second = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' }, reuse);
       try {
         const got = await rx.waitFor(3, 15_000, (r) => r.path === path);
         assert.deepEqual(got.map((d) => d.json.data.product.name).sort(), ['Queued 0', 'Queued 1', 'Queued 2']);
@@ -160,14 +161,75 @@ describe('address guard (default settings)', () => {
       // The refusal never names the address the host resolved to.
       assert.equal(res.body.error, 'refused: the address is not public (private, loopback, link-local or reserved)', url);
     }
-    const w = await api('POST', hooks(s.storeId), { token: s.token, body: { name: 'Local', url: rx.url } });
-    assert.equal(w.status, 201);
-    const saved = await api('POST', `${hooks(s.storeId)}/${w.body.id}/test`, { token: s.token });
-    assert.equal(saved.body.status, 'failed');
-    const history = await api('GET', `${hooks(s.storeId)}/${w.body.id}/history`, { token: s.token });
-    assert.equal(history.body.data[0].status, 'failed');
-    assert.match(history.body.data[0].error, /^refused:/);
-    assert.equal(rx.received.filter((r) => r.headers['x-svc-webhook-id'] === w.body.id).length, 0);
+    // Loopback, by literal or by name, is saved and judged at send time (a private literal is refused when saved: below).
+    for (const url of [rx.url, `https://localhost:${rx.port}/hook`]) {
+      const w = await api('POST', hooks(s.storeId), { token: s.token, body: { name: 'Local', url } });
+      assert.equal(w.status, 201, w.text);
+      const saved = await api('POST', `${hooks(s.storeId)}/${w.body.id}/test`, { token: s.token });
+      assert.equal(saved.body.status, 'failed');
+      const history = await api('GET', `${hooks(s.storeId)}/${w.body.id}/history`, { token: s.token });
+      assert.equal(history.body.data[0].status, 'failed');
+      assert.match(history.body.data[0].error, /^refused:/);
+      assert.equal(rx.received.filter((r) => r.headers['x-svc-webhook-id'] === w.body.id).length, 0);
+    }
+  });
+
+  test('private IP literals are refused when a webhook is saved, naming the setting; nothing is sent', async () => {
+    const s = await ownerWithStore(api);
+    const ok = await api('POST', hooks(s.storeId), { token: s.token, body: { name: 'Public', url: 'https://example.com/hook' } });
+    assert.equal(ok.status, 201, ok.text);
+    const before = rx.received.length;
+    const literals: Array<[string, RegExp]> = [
+      ['https://10.0.0.1/hook', /SOUK_WEBHOOK_ALLOW_CIDRS/],
+      ['https://192.168.1.1/hook', /SOUK_WEBHOOK_ALLOW_CIDRS/],
+      ['https://[::ffff:10.0.0.1]/hook', /SOUK_WEBHOOK_ALLOW_CIDRS/],
+      ['https://[fd00::1]/hook', /SOUK_WEBHOOK_ALLOW_CIDRS/],
+      ['https://169.254.169.254/latest', /SOUK_WEBHOOK_ALLOW_CIDRS/],
+      ['https://0xa000001/hook', /SOUK_WEBHOOK_ALLOW_CIDRS/],
+    ];
+    for (const [url, setting] of literals) {
+      for (const res of [
+        await api('POST', hooks(s.storeId), { token: s.token, body: { name: 'Private', url } }),
+        await api('PATCH', `${hooks(s.storeId)}/${ok.body.id}`, { token: s.token, body: { url } }),
+      ]) {
+        assertProblem(res, 400, 'VALIDATION_FAILED');
+        assert.equal(res.body.errors[0].path, 'url', url);
+        assert.match(res.body.errors[0].message, setting, url);
+      }
+    }
+    const list = await api('GET', hooks(s.storeId), { token: s.token });
+    assert.deepEqual(list.body.data.map((w: any) => w.url), ['https://example.com/hook']);
+    assert.equal(rx.received.length, before, 'no request left the service');
+  });
+
+  test('SOUK_WEBHOOK_ALLOW_LOOPBACK=1 opens loopback only; SOUK_WEBHOOK_ALLOW_CIDRS opens the networks it lists', async () => {
+    const dev = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1', SOUK_WEBHOOK_ALLOW_CIDRS: '10.20.0.0/16, fd00:20::/32' });
+    try {
+      const api2 = client(dev.url);
+      const s = await ownerWithStore(api2);
+      const create = (url: string) => api2('POST', hooks(s.storeId), { token: s.token, body: { name: 'H', url } });
+      const local = await create(rx.url.replace('/hook', '/loopback-switch'));
+      assert.equal(local.status, 201, local.text);
+      const sent = await api2('POST', `${hooks(s.storeId)}/${local.body.id}/test`, { token: s.token });
+      assert.equal(sent.body.status, 'success', sent.text);
+      const byName = await api2('POST', `${hooks(s.storeId)}/test`, { token: s.token, body: { url: `https://localhost:${rx.port}/loopback-switch` } });
+      assert.equal(byName.body.status, 'success', byName.text);
+      assert.equal(rx.received.filter((r) => r.path === '/loopback-switch').length, 2);
+      for (const url of ['https://10.0.0.1/hook', 'https://192.168.1.1/hook', 'https://10.21.0.1/hook', 'https://[fd00:21::1]/hook']) {
+        const res = await create(url);
+        assertProblem(res, 400, 'VALIDATION_FAILED');
+        assert.match(res.body.errors[0].message, /SOUK_WEBHOOK_ALLOW_CIDRS/);
+        // An ad-hoc test is judged at send time: refused before any connection.
+        const tried = await api2('POST', `${hooks(s.storeId)}/test`, { token: s.token, body: { url } });
+        assert.deepEqual([tried.body.status, tried.body.statusCode, tried.body.error], ['failed', null, 'refused: the address is not public (private, loopback, link-local or reserved)'], url);
+      }
+      // Saved only: the listed networks are never connected to here.
+      for (const url of ['https://10.20.3.4/hook', 'https://[fd00:20::5]/hook']) assert.equal((await create(url)).status, 201, url);
+    } finally {
+      await dev.close();
+    }
+    assert.throws(() => loadConfig({ SOUK_SECRET_KEY: 'a'.repeat(64), SOUK_WEBHOOK_ALLOW_CIDRS: '10.0.0.0/33' }), ConfigError);
+    assert.throws(() => loadConfig({ SOUK_SECRET_KEY: 'a'.repeat(64), SOUK_WEBHOOK_ALLOW_CIDRS: 'intranet' }), ConfigError);
   });
 
   test('http:// urls are refused unless SOUK_WEBHOOK_ALLOW_HTTP=1', async () => {

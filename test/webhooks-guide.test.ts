@@ -20,7 +20,7 @@ let api: Api;
 const dir = mkdtempSync(join(tmpdir(), 'souk-guide-'));
 
 before(async () => {
-  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_PRIVATE: '1', SOUK_WEBHOOK_ALLOW_HTTP: '1' });
+  svc = await startTestService({ SOUK_WEBHOOK_ALLOW_LOOPBACK: '1', SOUK_WEBHOOK_ALLOW_HTTP: '1' });
   api = client(svc.url);
 });
 after(async () => {

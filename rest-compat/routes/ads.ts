@@ -17,8 +17,8 @@ export default group('ads-platform', [
   route({
     method: 'GET',
     path: `${base}/ad-accounts`,
-    summary: "The connected user's ad accounts, a page at a time (?cursor=); 409 when not connected",
-    operation: `query($storeId: ID!, $cursor: String) { adAccounts(storeId: $storeId, cursor: $cursor) { data { id name currency status } nextCursor } }`,
+    summary: "The connected user's ad accounts, a page at a time (?limit= 1-200, default 50; ?cursor= a previous nextCursor, signed: any other → 400); 409 when not connected",
+    operation: `query($storeId: ID!, $limit: Int, $cursor: String) { adAccounts(storeId: $storeId, limit: $limit, cursor: $cursor) { data { id name currency status } nextCursor } }`,
     upstream: true,
     extraResponses: {
       '409': problem('Not connected, or the token expired (POST /oauth/start)'),

@@ -37,10 +37,15 @@ export default group('connectors', [
     method: 'GET',
     path: '/v1/integrations/connectors/platform/callback',
     summary:
-      "OAuth callback of Meta (ads platform) and of shop app installs, told apart by state. Shop installs: hmac (hex HMAC-SHA256 of the other parameters, sorted), state (single-use, bound to the shop, 10 min) and timestamp (≤ 24 h) are checked; 302 to the return URL with ?status=active|denied|error (Meta: connected|denied|error); anything unverifiable → 401",
+      "OAuth callback of Meta (ads platform) and of shop app installs, told apart by state. Shop installs: hmac (hex HMAC-SHA256 of the other parameters, sorted), state (single-use, bound to the shop, 10 min) and timestamp (≤ 24 h) are checked; the flow goes on only in the browser that started it (its state cookie) or with the starting member's own bearer token; 302 to the return URL with ?status=active|denied|error (Meta: connected|denied|error); anything unverifiable → 401",
     operationId: 'platformCallback',
     ingress: (req, deps) => platformCallback(deps, req),
-    extraResponses: { '302': { description: 'Back to the return URL with ?status=' }, '409': problem('The shop is already active in another store') },
+    extraResponses: {
+      '302': { description: 'Back to the return URL with ?status=' },
+      '400': problem('Neither a code nor an error (the state stays usable)'),
+      '403': problem('The member who started the flow may no longer manage the store\'s integrations'),
+      '409': problem('The shop is already active in another store'),
+    },
   }),
   route({
     method: 'POST',

@@ -58,6 +58,8 @@ export interface Ctx {
   ip: string;
   /** Memberships already read in this request. */
   memberships: Map<string, StoreMembership | null>;
+  /** Adds a `Set-Cookie` value to the HTTP answer, where the context serves one (the edge sends it). */
+  setCookie?: (cookie: string) => void;
 }
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -105,6 +107,11 @@ export async function createContext(deps: Deps, authorization: string | undefine
   const em = deps.orm.em.fork() as EntityManager;
   const { actor, failure, paymentGrant } = await deps.resolveCaller(em, authorization);
   return { em, deps, actor, paymentGrant: paymentGrant ?? null, authFailure: failure, ip, memberships: new Map() };
+}
+
+/** Work outside a request (ingress, pollers, queue workers): no actor, its own EntityManager. */
+export function systemContext(deps: Deps, ip = 'system'): Ctx {
+  return { em: deps.orm.em.fork() as EntityManager, deps, actor: null, authFailure: null, ip, memberships: new Map() };
 }
 
 /** The one gate for "this needs a signed-in caller". */

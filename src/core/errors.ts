@@ -83,3 +83,16 @@ export function problem(code: ErrorCode, detail: string, errors?: FieldError[]):
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && value in ERROR_STATUS;
 }
+
+/**
+ * A foreign-key violation (23503) means a row the write names was deleted by a concurrent
+ * transaction (the checks are deferred to commit): the store itself (NOT_FOUND) or another
+ * record (CONFLICT, try again). Recognized by PostgreSQL's SQLSTATE and detail, whichever
+ * statement raised it; anything else is not the vocabulary's and stays null.
+ */
+export function vanishedReference(err: unknown): AppError | null {
+  const e = err as { code?: unknown; detail?: unknown } | null;
+  if (e?.code !== '23503') return null;
+  if (typeof e.detail === 'string' && /is not present in table "stores"/.test(e.detail)) return notFound('store');
+  return conflict('A record this write refers to was deleted meanwhile; try again');
+}

@@ -1,4 +1,4 @@
-import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { isURL, IsUrl, ValidateBy, type ValidationOptions } from 'class-validator';
 import { AppError, type FieldError } from './errors.js';
 
 /**
@@ -105,3 +105,12 @@ export function JsonDocument(limits: JsonLimits = {}, options?: ValidationOption
     options,
   );
 }
+
+/**
+ * Links the platform serves to others (previews, logos, component images): http(s) only, so a
+ * stored `javascript:` or `data:` URL never reaches a public page.
+ */
+const HTTP_URL = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+export const HTTP_URL_MESSAGE = 'must be an http(s) URL';
+export const isHttpUrl = (value: unknown): boolean => typeof value === 'string' && isURL(value, HTTP_URL);
+export const IsHttpUrl = (options?: ValidationOptions): PropertyDecorator => IsUrl(HTTP_URL, { message: HTTP_URL_MESSAGE, ...options });

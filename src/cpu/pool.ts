@@ -16,8 +16,12 @@ function workerFile(): string {
 
 /** How long a request's task may wait for a thread before the pool answers 503. */
 const QUEUE_WAIT_MS = 2_000;
-/** Tasks waiting per thread, at most; past it the pool answers 503 at once. */
-const QUEUE_PER_THREAD = 8;
+/**
+ * Tasks waiting per thread, at most; past it the pool answers 503 at once. Most tasks take a
+ * millisecond (a page of a few KB), so a burst of writes must fit in the line; slow tasks are
+ * bounded by the wait, not by the line.
+ */
+const QUEUE_PER_THREAD = 64;
 /** A worker's heap: far above any task within its size budget, far below the machine. */
 const WORKER_HEAP_MB = 512;
 /** A thread that has not begun a task this long after taking it (starting up, loading modules) is taken for stuck. */
@@ -45,6 +49,8 @@ function deadline(stamp: BigInt64Array, budgetMs: number): { signal: AbortSignal
 export interface CpuPoolOptions {
   threads: number;
   log: Logger;
+  /** Tasks waiting per thread before the pool refuses at once (default QUEUE_PER_THREAD). */
+  linePerThread?: number;
 }
 
 export interface RunningCpuPool extends CpuPool {
@@ -92,7 +98,7 @@ export function createCpuPool(opts: CpuPoolOptions): RunningCpuPool {
       running++;
       return;
     }
-    if (waiting.length >= threads * QUEUE_PER_THREAD && queueWaitMs <= QUEUE_WAIT_MS) throw busy(QUEUE_WAIT_MS);
+    if (waiting.length >= threads * (opts.linePerThread ?? QUEUE_PER_THREAD) && queueWaitMs <= QUEUE_WAIT_MS) throw busy(QUEUE_WAIT_MS);
     await new Promise<void>((resolve, reject) => {
       const entry = {
         wake: () => {

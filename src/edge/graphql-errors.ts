@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { AppError, isErrorCode, type ErrorCode, type FieldError } from '../core/errors.js';
+import { AppError, isErrorCode, vanishedReference, type ErrorCode, type FieldError } from '../core/errors.js';
 import { enumValues } from '../core/enums.js';
 
 export interface MappedError {
@@ -71,6 +71,9 @@ function coercionError(message: string): FieldError | null {
 export function mapGraphQLError(error: GraphQLError): MappedError {
   const original = error.originalError;
   if (original instanceof AppError) return { code: original.code, message: original.message, errors: original.errors };
+  // A one-statement write commits on its own, outside transaction(): its failed check arrives here.
+  const vanished = vanishedReference(original);
+  if (vanished) return { code: vanished.code, message: vanished.message };
   if (original && 'extensions' in original && (original as GraphQLError).extensions?.validationErrors) {
     const errors = flattenValidation((original as GraphQLError).extensions.validationErrors as ClassValidatorError[]);
     return { code: 'VALIDATION_FAILED', message: errors.map((e) => `${e.path}: ${e.message}`).join('; ') || 'Invalid input', errors };

@@ -12,6 +12,8 @@ export interface RequestNote {
   operation?: string;
   /** A bearer token was presented and refused (unknown, expired, revoked). */
   tokenRefused?: boolean;
+  /** `Set-Cookie` values a service asked the answer to carry. */
+  cookies?: string[];
 }
 
 declare module '../core/context.js' {
@@ -39,7 +41,17 @@ export function noteContext(req: FastifyRequest | IncomingMessage, ctx: Ctx, act
   if (actor) n.userId = actor.userId;
   if (ctx.authFailure) n.tokenRefused = true;
   ctx.request = n;
+  ctx.setCookie = (cookie) => (n.cookies ??= []).push(cookie);
   return ctx;
+}
+
+/** Sends the cookies the request's services set (GraphQL and REST alike), on success only. */
+export function sendNotedCookies(app: FastifyInstance): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    const cookies = notes.get(req.raw)?.cookies;
+    if (cookies?.length && reply.statusCode < 400) reply.header('set-cookie', cookies);
+    return payload;
+  });
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -13,7 +13,7 @@ const QUERY_PARAMS = ['after', 'events'];
 const BACKLOG_BATCH = 500;
 /** Live events held while the backlog is read; a store busier than this makes the client resume. */
 const MAX_PENDING = 10_000;
-/** Unsent bytes beyond which a reader that does not keep up is cut off (it resumes with Last-Event-ID). */
+/** Unsent bytes beyond which a reader that does not keep up with live events is cut off (it resumes with Last-Event-ID); the backlog waits for the reader instead. */
 const MAX_UNSENT_BYTES = 1024 * 1024;
 /** Tells EventSource how long to wait before reconnecting. */
 const RETRY_MS = 2_000;
@@ -91,7 +91,9 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
     last = e.seq;
     if (!only.includes(e.event)) return;
     res.write(formatEvent(e));
-    if (res.writableLength > MAX_UNSENT_BYTES) res.destroy();
+    // Live events do not wait: a reader that falls behind them is cut off (it resumes). The
+    // backlog instead waits for the reader (below).
+    if (!backlog && res.writableLength > MAX_UNSENT_BYTES) res.destroy();
   };
   const unsubscribe = deps.realtime.subscribe(
     storeId,
@@ -131,20 +133,48 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   });
   res.write(`retry: ${RETRY_MS}\n\n`);
   try {
-    // Each pass sends what it read; a short page means the backlog is out.
-    while (!closed) {
+    // Each pass sends what it read; a short page means the backlog is out. The backlog goes at the
+    // reader's pace (the next page once the unsent bytes are below the limit): a backlog of any
+    // length is never cut off for its size, and the live events held meanwhile are bounded.
+    let out = false;
+    while (!closed && !out) {
       const rows = await readEventsAfter(em, storeId, last, BACKLOG_BATCH);
       for (const e of rows) send(e);
-      if (rows.length < BACKLOG_BATCH) break;
+      out = rows.length < BACKLOG_BATCH;
+      await paced(res, deps.config.sseHeartbeatMs);
     }
   } catch (err) {
     req.log.error({ err }, 'event stream backlog failed');
     res.destroy();
     return;
   }
-  for (const e of pending) send(e);
-  pending.length = 0;
+  // Then the events held meanwhile, as paced; new ones are still held until none is left, so a
+  // reader that has taken the backlog starts live under the limit and in sequence order.
+  while (!closed && pending.length) {
+    for (const e of pending.splice(0)) send(e);
+    await paced(res, deps.config.sseHeartbeatMs);
+  }
   backlog = false;
+}
+
+/**
+ * Waits, while more than the limit is unsent, for the response to drain or the connection to go.
+ * A reader that takes nothing for `stallMs` has stopped rather than fallen behind: it is cut off
+ * (it resumes), so a stream nobody reads does not hold its buffers open for ever.
+ */
+function paced(res: FastifyReply['raw'], stallMs: number): Promise<void> {
+  if (res.destroyed || res.writableLength <= MAX_UNSENT_BYTES) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stalled = setTimeout(() => res.destroy(), stallMs);
+    const done = () => {
+      clearTimeout(stalled);
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 const problemResponse = (description: string) => ({

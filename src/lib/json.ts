@@ -35,3 +35,29 @@ export function patchedMetadata(current: Record<string, unknown>, patch: Record<
   assertJsonLimits(merged, 'metadataPatch', { maxBytes: METADATA_MAX_BYTES });
   return merged;
 }
+
+/** U+0000 and unpaired surrogates: valid in JSON text, refused by PostgreSQL's text and jsonb. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** The text with each character PostgreSQL cannot store replaced by U+FFFD (as a UTF-8 decoder would). */
+export const storableText = (s: string): string => s.replace(UNSTORABLE, '\ufffd');
+
+/** A parsed JSON value with every string, keys included, made storable. */
+export function storableJson(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    // defineProperty: a `__proto__` member stays a member.
+    Object.defineProperty(out, storableText(key), { value: storableJson(v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/**
+ * A provider's JSON body, parsed after its signature was checked on the raw bytes: text that
+ * cannot be stored is cleaned here, once, so a signed event never fails on it downstream (a
+ * provider retries what fails, forever). Throws SyntaxError on malformed JSON.
+ */
+export const parseProviderJson = (text: string): unknown => storableJson(JSON.parse(text));

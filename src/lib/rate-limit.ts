@@ -15,16 +15,18 @@ export class SlidingWindowLimiter {
 
   /** Records one attempt; returns 0 when allowed, else the seconds until one slot frees. */
   hit(key: string, now = Date.now()): number {
+    const wait = this.wait(key, now);
+    if (!wait) this.hits.get(key)!.push(now);
+    return wait;
+  }
+
+  /** 0 when one more attempt is allowed now, else the seconds until one slot frees; records nothing. */
+  wait(key: string, now = Date.now()): number {
     this.sweep(now);
     const since = now - this.windowMs;
     const log = (this.hits.get(key) ?? []).filter((t) => t > since);
-    if (log.length >= this.limit) {
-      this.hits.set(key, log);
-      return Math.max(1, Math.ceil((log[0] + this.windowMs - now) / 1000));
-    }
-    log.push(now);
     this.hits.set(key, log);
-    return 0;
+    return log.length >= this.limit ? Math.max(1, Math.ceil((log[0] + this.windowMs - now) / 1000)) : 0;
   }
 
   /** Drops idle keys now and then so the map stays bounded by the active callers. */
@@ -35,11 +37,17 @@ export class SlidingWindowLimiter {
   }
 }
 
+const refuse = (wait: number) => new AppError('RATE_LIMITED', `Too many attempts; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
+
 /** Checks every key (all are counted, so spreading over emails does not dodge the IP limit). */
 export function enforce(entries: Array<[SlidingWindowLimiter, string]>): void {
-  const waits = entries.map(([limiter, key]) => limiter.hit(key));
-  const wait = Math.max(...waits);
-  if (wait > 0) {
-    throw new AppError('RATE_LIMITED', `Too many attempts; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
-  }
+  const wait = Math.max(...entries.map(([limiter, key]) => limiter.hit(key)));
+  if (wait > 0) throw refuse(wait);
+}
+
+/** Counts one attempt against every key only when all allow it: a refusal by one costs the others nothing. */
+export function enforceTogether(entries: Array<[SlidingWindowLimiter, string]>): void {
+  const wait = Math.max(...entries.map(([limiter, key]) => limiter.wait(key)));
+  if (wait > 0) throw refuse(wait);
+  for (const [limiter, key] of entries) limiter.hit(key);
 }

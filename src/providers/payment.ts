@@ -1,4 +1,5 @@
 import { loadGot } from '../lib/got.js';
+import { parseProviderJson } from '../lib/json.js';
 import { AppError } from '../core/errors.js';
 
 /**
@@ -135,7 +136,7 @@ export async function callProvider<T>(call: ProviderCall): Promise<T> {
   }
   let body: any = null;
   try {
-    body = res.body ? JSON.parse(res.body) : null;
+    body = res.body ? parseProviderJson(res.body) : null;
   } catch {
     body = null;
   }

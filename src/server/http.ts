@@ -11,12 +11,13 @@ import { graphqlLimits } from './graphql-limits.js';
 import { compileRoutes, registerRoutes } from '../../rest-compat/router.js';
 import { buildOpenApi } from '../../rest-compat/openapi.js';
 import { registerFeeef } from '../../rest-compat/feeef/face.js';
+import { normalizeAuthorization, PREFIX as FEEEF_PREFIX } from '../../rest-compat/feeef/route.js';
 import { createContext, type Ctx, type Deps } from '../core/context.js';
 import { AppError, problem, type Problem } from '../core/errors.js';
 import { assertCleanInput } from '../core/input.js';
 import { mapGraphQLError } from '../edge/graphql-errors.js';
 import { sendProblem } from '../edge/http-problem.js';
-import { logRequests, noteContext, noteOf, requestId } from '../edge/request-log.js';
+import { logRequests, noteContext, noteOf, requestId, sendNotedCookies } from '../edge/request-log.js';
 import { OperationCache } from '../edge/executor.js';
 import { allowOrigins, carryHeaders } from './cors.js';
 import { registerProbes } from './probes.js';
@@ -197,6 +198,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
 
   drainOnClose(app);
   logRequests(app, deps);
+  sendNotedCookies(app);
   challengeUnauthenticated(app);
   await allowOrigins(app, deps.config.corsOrigins);
 
@@ -239,14 +241,19 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     }
     return ctx;
   };
-  // A presented bearer token that is unknown, expired or revoked is refused before any GraphQL
-  // runs, even for a query no field of which needs a caller (`{ __typename }`).
+  // A presented bearer token that is unknown, expired or revoked is refused before anything runs,
+  // on every route: GraphQL (even `{ __typename }`), REST, and the routes that need no token
+  // (provider ingress, signed asset URLs, probes). Another scheme is left to the route: a provider
+  // may carry its own credentials (Stripe's basic auth in the endpoint URL).
   app.addHook('preHandler', async (req, reply) => {
-    if (req.headers.authorization === undefined) return;
     const path = req.url.split('?')[0];
-    if (path !== '/graphql' && path !== '/graphql/stream') return;
-    const ctx = await requestContext(req);
+    // The Feeef face reads its SDK's empty `Bearer ` as no token.
+    const header = path.startsWith(FEEEF_PREFIX) ? normalizeAuthorization(req.headers.authorization) : req.headers.authorization;
+    if (header === undefined || !/^Bearer(?:\s|$)/i.test(header.trim())) return;
+    const graphql = path === '/graphql' || path === '/graphql/stream';
+    const ctx = graphql ? await requestContext(req) : noteContext(req, await createContext(deps, header, req.ip));
     if (!ctx.authFailure) return;
+    if (!graphql) return sendProblem(reply, problem('UNAUTHENTICATED', ctx.authFailure));
     return reply
       .code(401)
       .type('application/json; charset=utf-8')

@@ -6,6 +6,7 @@ import { decryptSecret } from './secrets.js';
 import { executePrepared } from '../db/prepared.js';
 import { openHeaders, sealLegacyHeaders } from './headers.js';
 import { NO_TIMINGS, sendAttempt, type AttemptResult } from './sender.js';
+import { addressCheck } from './ssrf.js';
 
 export const HISTORY_KEPT = 50;
 
@@ -189,7 +190,7 @@ async function attempt(deps: Deps, job: DeliveryJob, { webhook, data }: { webhoo
     body: payloadBytes(job.event, job.timestamp, data, webhook),
     test: false,
     timeoutMs: DELIVERY_TIMEOUT_MS,
-    allowPrivate: deps.config.webhookAllowPrivate,
+    allowed: addressCheck(deps.config),
   });
   deps.metrics?.delivery(result.status, result.responseTimeMs / 1000);
   if (result.status === 'failed') {

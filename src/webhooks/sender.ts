@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { Headers } from 'got';
 import { loadGot } from '../lib/got.js';
-import { BLOCKED_MESSAGE, BlockedAddressError, guardedLookup, isBlockedAddress } from './ssrf.js';
+import { BLOCKED_MESSAGE, BlockedAddressError, guardedLookup, type AddressCheck } from './ssrf.js';
 import { sign } from './secrets.js';
 
 export const USER_AGENT = 'Svc-Webhooks/2.0';
@@ -21,7 +21,8 @@ export interface Attempt {
   body: Buffer;
   test: boolean;
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** Which IPs may be connected to (`addressCheck` of the config). */
+  allowed: AddressCheck;
 }
 
 /** Per-phase durations in ms (null where the phase did not happen, e.g. no TLS on http://). */
@@ -139,7 +140,7 @@ export async function sendAttempt(a: Attempt): Promise<AttemptResult> {
     return { status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: 'invalid url', timings: NO_TIMINGS };
   }
   // Sockets skip DNS for IP literals, so those are checked here.
-  if (!a.allowPrivate && isIP(host) && isBlockedAddress(host)) {
+  if (isIP(host) && !a.allowed(host)) {
     return { status: 'failed', statusCode: null, responseTimeMs: 0, responseBody: null, error: BLOCKED_MESSAGE, timings: NO_TIMINGS };
   }
   const { default: got } = await loadGot();
@@ -170,7 +171,7 @@ export async function sendAttempt(a: Attempt): Promise<AttemptResult> {
       retry: { limit: 0 },
       throwHttpErrors: false,
       decompress: true,
-      ...(a.allowPrivate ? {} : { dnsLookup: guardedLookup as never }),
+      dnsLookup: guardedLookup(a.allowed) as never,
     });
     stream.on('response', (res: { statusCode: number }) => {
       statusCode = res.statusCode;

@@ -26,6 +26,7 @@ import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets.js';
 import { isForbiddenHeader, sendAttempt, TEST_TIMEOUT_MS } from './sender.js';
 import { payloadBytes, recordAttempt, HISTORY_KEPT, type RecordedAttempt } from './dispatcher.js';
 import { sampleData } from './samples.js';
+import { addressCheck, literalRefusal } from './ssrf.js';
 
 export const WEBHOOKS_PER_STORE = 10;
 
@@ -54,7 +55,9 @@ export function view(w: Webhook, key: Buffer | null): WebhookType {
   };
 }
 
-function checkUrl(ctx: Ctx, url: string, path = 'url'): string {
+/** `saving`: the url is being saved, so an IP literal that will never be delivered to is refused now. */
+function checkUrl(ctx: Ctx, url: string, saving: boolean): string {
+  const path = 'url';
   let u: URL;
   try {
     u = new URL(url.trim());
@@ -67,6 +70,9 @@ function checkUrl(ctx: Ctx, url: string, path = 'url'): string {
   }
   if (!u.hostname) throw invalid(path, 'must name a host');
   if (u.username || u.password) throw invalid(path, 'must not carry credentials');
+  // Only literals can be judged before sending; names (and ad-hoc tests) are judged on the IP at send time.
+  const refusal = saving ? literalRefusal(ctx.deps.config, u) : null;
+  if (refusal) throw invalid(path, refusal);
   // Kept as given: clients compare the url they saved with the one they read back.
   return url.trim();
 }
@@ -137,7 +143,7 @@ export async function getWebhook(ctx: Ctx, storeId: string, id: string): Promise
 }
 
 export async function createWebhook(ctx: Ctx, storeId: string, input: WebhookCreateInput): Promise<WebhookWithSecretType> {
-  const url = checkUrl(ctx, input.url);
+  const url = checkUrl(ctx, input.url, true);
   const events = input.events == null ? [...EVENT_NAMES] : normalizeEvents(input.events);
   const headers = checkHeaders(input.headers ?? {});
   const metadata = checkMetadata(input.metadata ?? {});
@@ -168,7 +174,7 @@ export async function updateWebhook(ctx: Ctx, storeId: string, id: string, input
   return transaction(ctx, async (tx) => {
     const webhook = await lockWebhook(tx, storeId, id);
     if (input.name != null) webhook.name = input.name.trim();
-    if (input.url != null) webhook.url = checkUrl(ctx, input.url);
+    if (input.url != null) webhook.url = checkUrl(ctx, input.url, true);
     if (input.events != null) webhook.events = normalizeEvents(input.events);
     if (input.headers != null) setHeaders(ctx, webhook, checkHeaders(input.headers));
     if (input.metadata != null) webhook.metadata = checkMetadata(input.metadata);
@@ -246,7 +252,7 @@ export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, 
     body: payloadBytes(event, createdAt.toISOString(), sampleData(storeId, event), webhook),
     test: true,
     timeoutMs: TEST_TIMEOUT_MS,
-    allowPrivate: ctx.deps.config.webhookAllowPrivate,
+    allowed: addressCheck(ctx.deps.config),
   });
   const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt, payload: null, redeliveryOf: null };
   await recordAttempt(ctx.em.fork() as EntityManager, attempt);
@@ -255,7 +261,7 @@ export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, 
 
 /** Tries a url before it is saved; nothing is recorded. */
 export async function testWebhookUrl(ctx: Ctx, storeId: string, input: WebhookUrlTestInput): Promise<UrlTestResultType> {
-  const url = checkUrl(ctx, input.url);
+  const url = checkUrl(ctx, input.url, false);
   const headers = checkHeaders(input.headers ?? {});
   const event = eventOrDefault(input.event);
   const minted = input.secret ? null : newWebhookSecret();
@@ -272,7 +278,7 @@ export async function testWebhookUrl(ctx: Ctx, storeId: string, input: WebhookUr
     body: payloadBytes(event, createdAt.toISOString(), sampleData(storeId, event), adHoc),
     test: true,
     timeoutMs: TEST_TIMEOUT_MS,
-    allowPrivate: ctx.deps.config.webhookAllowPrivate,
+    allowed: addressCheck(ctx.deps.config),
   });
   return { ...result, id, webhookId: null, event, test: true, url, redeliveryOf: null, createdAt: createdAt.toISOString(), secret: minted };
 }

@@ -128,6 +128,7 @@ export async function startFakeChargily(): Promise<FakeChargily> {
       }
       const one = /^\/api\/v2\/checkouts\/([^/]+)$/.exec(path);
       if (req.method === 'GET' && one) {
+        requests.push({ method: 'GET', path, headers: req.headers, body: null });
         const c = checkouts.get(one[1]);
         if (!c || c.key !== key) return json(res, 404, { message: 'Not found' });
         const { key: _key, ...publicView } = c;

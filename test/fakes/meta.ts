@@ -163,7 +163,10 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     }
     if (req.method === 'GET' && path === '/me/adaccounts') {
       const limit = Math.min(Number(q.get('limit') ?? 25), 100);
-      const start = q.get('after') ? Number(Buffer.from(q.get('after')!, 'base64url').toString()) + 1 : 0;
+      const after = q.get('after');
+      const start = after ? Number(Buffer.from(after, 'base64url').toString()) + 1 : 0;
+      // Meta refuses a cursor it did not issue.
+      if (after && !(Number.isInteger(start) && start >= 1)) return graphError(res, 400, 100, 'Invalid parameter');
       const page = user.adAccounts.slice(start, start + limit);
       const fields = (q.get('fields') ?? 'id').split(',');
       const data = page.map((a) => Object.fromEntries(Object.entries(a).filter(([k]) => fields.includes(k))));

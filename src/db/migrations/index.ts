@@ -16,6 +16,8 @@ import { Migration20261124110000_event_seqs } from './Migration20261124110000_ev
 import { Migration20261126100000_order_money } from './Migration20261126100000_order_money.js';
 import { Migration20261126120000_page_html } from './Migration20261126120000_page_html.js';
 import { Migration20261126140000_idempotency_keys } from './Migration20261126140000_idempotency_keys.js';
+import { Migration20261126161000_ingress_dedup } from './Migration20261126161000_ingress_dedup.js';
+import { Migration20261126162000_promo_customer_keys } from './Migration20261126162000_promo_customer_keys.js';
 
 /** Committed migrations, in order; each runs once, at start. */
 export const MIGRATIONS = [
@@ -37,4 +39,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261126100000_order_money', class: Migration20261126100000_order_money },
   { name: 'Migration20261126120000_page_html', class: Migration20261126120000_page_html },
   { name: 'Migration20261126140000_idempotency_keys', class: Migration20261126140000_idempotency_keys },
+  { name: 'Migration20261126161000_ingress_dedup', class: Migration20261126161000_ingress_dedup },
+  { name: 'Migration20261126162000_promo_customer_keys', class: Migration20261126162000_promo_customer_keys },
 ];

@@ -5,7 +5,7 @@ import type { TxCtx } from '../../core/tx.js';
 import { enqueueInTransaction } from '../../events/queue.js';
 import { AdsError, type ConversionEvent } from '../../providers/ads.js';
 import { loadIntegration } from '../integrations/integration.access.js';
-import { systemContext } from '../carrier/carrier.client.js';
+import { systemContext } from '../../core/context.js';
 import type { OrderWrite } from '../orders/order.hooks.js';
 import type { OrderType } from '../orders/order.types.js';
 import { ADS_KEY, connectionRow, connectionToken, markExpired, metaProvider, settingsOf, type Trigger } from './ads.service.js';

@@ -1,4 +1,4 @@
-import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
 import { AdAccountPage, AdsConnectionType, AdsOAuthStartInput, AdsOAuthStartType, AdsSettingsInput } from './ads.types.js';
@@ -17,9 +17,10 @@ export class AdsResolver {
   adAccounts(
     @GqlCtx() ctx: Ctx,
     @Arg('storeId', () => ID) storeId: string,
-    @Arg('cursor', () => String, { nullable: true, description: "The previous page's nextCursor." }) cursor?: string,
+    @Arg('cursor', () => String, { nullable: true, description: "The previous page's nextCursor (signed: any other value is refused)." }) cursor?: string,
+    @Arg('limit', () => Int, { nullable: true, description: 'Page size, 1 to 200 (default 50).' }) limit?: number,
   ): Promise<AdAccountPage> {
-    return ads.listAdAccounts(ctx, storeId, cursor);
+    return ads.listAdAccounts(ctx, storeId, cursor, limit);
   }
 
   @Mutation(() => AdsConnectionType, { description: 'Partial update of the ads settings; the ad account must be the connected user\'s.' })

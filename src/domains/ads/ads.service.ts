@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireActor, type Ctx, type Deps } from '../../core/context.js';
@@ -5,6 +6,7 @@ import { AppError, conflict, invalid, notConfigured } from '../../core/errors.js
 import { isCurrency } from '../../core/money.js';
 import { decryptSecret, encryptSecret } from '../../core/secrets.js';
 import { lockStore, transaction } from '../../core/tx.js';
+import { pageLimit } from '../../lib/pagination.js';
 import { AdsError, type AdAccount, type AdsProvider } from '../../providers/ads.js';
 import { MetaAds } from '../../providers/meta/meta.js';
 import { StoreIntegration } from '../integrations/integration.entity.js';
@@ -12,7 +14,7 @@ import { KINDS, MAX_INTEGRATIONS, validateConfig } from '../integrations/integra
 import { markIntegration } from '../integrations/integration.access.js';
 import { integrationView } from '../integrations/integration.service.js';
 import { integrationChanged } from '../integrations/integration.hooks.js';
-import { callbackUrl, createState, returnUrlOf, withStatus, type OAuthState } from '../integrations/oauth-state.js';
+import { bindToUserAgent, callbackUrl, createState, returnUrlOf, withStatus, type OAuthState } from '../integrations/oauth-state.js';
 import type { AdAccountPage, AdsConnectionType, AdsOAuthStartInput, AdsOAuthStartType, AdsSettingsInput } from './ads.types.js';
 
 /** The registry key of the ads platform (CONTRACT-2 §13): its config holds the settings. */
@@ -24,7 +26,6 @@ export type Trigger = (typeof TRIGGERS)[number];
 export const DEFAULT_EVENT_MAP: Readonly<Record<string, string>> = { created: 'Lead', confirmed: 'Purchase' };
 /** Secret name of the Conversions API's own token in the integration. */
 const CAPI_TOKEN = 'conversionsApiAccessToken';
-const ACCOUNT_PAGE = 50;
 /** Pages of the user's ad accounts searched when checking a chosen one. */
 const ACCOUNT_SEARCH_PAGES = 20;
 
@@ -146,19 +147,44 @@ export async function adsFailure(ctx: Ctx, storeId: string, err: unknown): Promi
   }
 }
 
-async function connectedToken(ctx: Ctx, storeId: string): Promise<string> {
+/** The usable token and the account it belongs to; 409 when not connected or expired. */
+async function connected(ctx: Ctx, storeId: string): Promise<{ token: string; accountId: string }> {
   const row = await connectionRow(ctx, storeId);
   const status = connectionStatus(row);
   if (status !== 'connected') throw conflict(status === 'expired' ? 'The ads platform token has expired; connect again (POST /oauth/start)' : 'The ads platform is not connected (POST /oauth/start)');
-  return connectionToken(ctx.deps, row)!;
+  return { token: connectionToken(ctx.deps, row)!, accountId: row!.account?.id ?? '' };
 }
 
-export async function listAdAccounts(ctx: Ctx, storeId: string, cursor: string | null | undefined): Promise<AdAccountPage> {
+/*
+ * Page cursors handed out are Meta's own, sealed: signed under the server key and bound to the
+ * store and the connected account, so a forged, altered or foreign cursor is the client's 400 and
+ * never reaches Meta (whose refusal would be a 502).
+ */
+const cursorMac = (deps: Deps, storeId: string, accountId: string, payload: string) =>
+  createHmac('sha256', deps.config.secretKey).update(`ad-accounts:${storeId}:${accountId}:${payload}`).digest('base64url').slice(0, 32);
+
+function sealCursor(deps: Deps, storeId: string, accountId: string, after: string): string {
+  const payload = Buffer.from(after).toString('base64url');
+  return `${payload}.${cursorMac(deps, storeId, accountId, payload)}`;
+}
+
+function openCursor(deps: Deps, storeId: string, accountId: string, cursor: string): string {
+  const [payload, mac, extra] = cursor.split('.');
+  const expected = payload && mac && extra === undefined && cursor.length <= 1000 ? Buffer.from(cursorMac(deps, storeId, accountId, payload)) : null;
+  if (!expected || !/^[A-Za-z0-9_-]+$/.test(payload) || mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), expected)) {
+    throw invalid('cursor', 'is not a cursor from a previous page');
+  }
+  return Buffer.from(payload, 'base64url').toString();
+}
+
+export async function listAdAccounts(ctx: Ctx, storeId: string, cursor: string | null | undefined, limit?: number | null): Promise<AdAccountPage> {
   const provider = metaProvider(ctx.deps);
-  const token = await connectedToken(ctx, storeId);
-  if (cursor !== undefined && cursor !== null && (cursor.length > 500 || !cursor)) throw invalid('cursor', 'is not a cursor from a previous page');
+  const size = pageLimit(limit);
+  const { token, accountId } = await connected(ctx, storeId);
+  const after = cursor === undefined || cursor === null ? null : openCursor(ctx.deps, storeId, accountId, cursor);
   try {
-    return await provider.adAccounts(token, cursor ?? null, ACCOUNT_PAGE);
+    const res = await provider.adAccounts(token, after, size);
+    return { data: res.data, nextCursor: res.nextCursor === null ? null : sealCursor(ctx.deps, storeId, accountId, res.nextCursor) };
   } catch (err) {
     throw await adsFailure(ctx, storeId, err);
   }
@@ -174,7 +200,7 @@ function adAccountNode(value: string): string {
 /** One of the connected user's ad accounts, or 400: another user's account cannot be chosen. */
 async function ownAdAccount(ctx: Ctx, storeId: string, id: string): Promise<AdAccount> {
   const provider = metaProvider(ctx.deps);
-  const token = await connectedToken(ctx, storeId);
+  const { token } = await connected(ctx, storeId);
   let cursor: string | null = null;
   try {
     for (let page = 0; page < ACCOUNT_SEARCH_PAGES; page++) {
@@ -257,8 +283,9 @@ export async function updateAdsSettings(ctx: Ctx, storeId: string, input: AdsSet
 export async function startAdsOAuth(ctx: Ctx, storeId: string, input: AdsOAuthStartInput): Promise<AdsOAuthStartType> {
   const provider = metaProvider(ctx.deps);
   const actor = requireActor(ctx);
-  const returnUrl = returnUrlOf(ctx.deps.config.publicUrl, input.returnUrl);
+  const returnUrl = returnUrlOf(ctx.deps.config, input.returnUrl);
   const { state, expiresAt: exp } = await createState(ctx, { provider: 'meta', storeId, userId: actor.userId, connectorId: null, shop: null, returnUrl });
+  bindToUserAgent(ctx, state);
   return {
     authorizationUrl: provider.authorizationUrl({ state, redirectUri: callbackUrl(ctx.deps.config.publicUrl), scopes: META_SCOPES }),
     state,
@@ -288,12 +315,11 @@ export async function disconnectAds(ctx: Ctx, storeId: string): Promise<void> {
  * the code is traded for a token, that one for a long-lived token, which is stored encrypted
  * with the account and the scopes Meta granted. Answers where to send the merchant.
  */
-export async function completeAdsOAuth(ctx: Ctx, state: OAuthState, query: Record<string, unknown>): Promise<string> {
-  if (typeof query.error === 'string' || typeof query.code !== 'string' || !query.code) return withStatus(state.returnUrl, 'denied');
+export async function completeAdsOAuth(ctx: Ctx, state: OAuthState, code: string): Promise<string> {
   const storeId = state.storeId;
   try {
     const provider = metaProvider(ctx.deps);
-    const short = await provider.exchangeCode(query.code, callbackUrl(ctx.deps.config.publicUrl));
+    const short = await provider.exchangeCode(code, callbackUrl(ctx.deps.config.publicUrl));
     const token = await provider.longLived(short.accessToken);
     const account = await provider.account(token.accessToken);
     const scopes = await provider.grantedScopes(token.accessToken);

@@ -154,7 +154,7 @@ export class AdsSettingsInput {
 
 @InputType()
 export class AdsOAuthStartInput {
-  @Field(() => String, { nullable: true, description: 'Where the callback sends the merchant back (absolute http(s) URL); default the dashboard.' })
+  @Field(() => String, { nullable: true, description: 'Where the callback sends the merchant back: an http(s) URL on an allowed origin (SOUK_RETURN_URL_ORIGINS); default the dashboard.' })
   @IsOptional()
   returnUrl?: string | null;
 }

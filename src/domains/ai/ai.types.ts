@@ -1,7 +1,8 @@
 import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsInt, IsOptional, IsUrl, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsInt, IsOptional, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
+import { IsHttpUrl } from '../../core/input.js';
 
 export const IMAGE_KINDS = ['logo', 'icon', 'cover', 'palette'] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
@@ -11,7 +12,6 @@ export const ImageKind = graphqlEnum('ImageKind', IMAGE_KINDS);
 export const BrandStudioStatus = graphqlEnum('BrandStudioStatus', STUDIO_STATUSES);
 export const AiGenerationStatus = graphqlEnum('AiGenerationStatus', GENERATION_STATUSES);
 const COLOR = /^#[0-9a-fA-F]{6}$/;
-const URL_RULE = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
 // ---------- prompt templates ----------
 
@@ -91,7 +91,7 @@ export class ImagePromptTemplateCreateInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  @IsHttpUrl()
   @MaxLength(2000, { message: 'must be at most 2000 characters' })
   previewImageUrl?: string | null;
 }
@@ -129,7 +129,7 @@ export class ImagePromptTemplateUpdateInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  @IsHttpUrl()
   @MaxLength(2000, { message: 'must be at most 2000 characters' })
   previewImageUrl?: string | null;
 }

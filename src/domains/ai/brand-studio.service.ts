@@ -1,7 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { Ctx } from '../../core/context.js';
 import { invalid, notFound } from '../../core/errors.js';
-import { transaction } from '../../core/tx.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { AiAsset, AiGeneration, BrandStudio, type BrandBrief, type BrandPrimaries } from './brand-studio.entity.js';
 import { queueGenerations } from './generation.service.js';
@@ -39,6 +40,20 @@ async function findStudio(ctx: Ctx, storeId: string, id: string, lock = false): 
   return s;
 }
 
+/**
+ * The studio, locked for a change of its own columns: the store row first (every store write's
+ * first lock), then the studio FOR NO KEY UPDATE. Writers of one studio wait for each other; the
+ * generation worker's commit, whose deferred foreign-key checks take KEY SHARE on the studio after
+ * it took the store's event sequence, is never blocked by it (a FOR UPDATE here closed that cycle
+ * and answered 409 to sequential clients while earlier generations ran).
+ */
+async function lockedStudio(tx: TxCtx, storeId: string, id: string): Promise<BrandStudio> {
+  await lockStore(tx, storeId);
+  const rows = await (tx.em as EntityManager).execute('select id from ai_brand_studios where id = ? and store_id = ? for no key update', [id, storeId]);
+  if (!rows.length) throw notFound('brand studio');
+  return tx.em.findOneOrFail(BrandStudio, { id, storeId }, { refresh: true });
+}
+
 export async function listStudios(ctx: Ctx, storeId: string, args: { limit?: number | null; cursor?: string | null; status?: string | null }) {
   const limit = pageLimit(args.limit);
   const rows = await ctx.em.find(
@@ -73,7 +88,7 @@ export async function createStudio(ctx: Ctx, storeId: string, input: BrandStudio
 
 export async function updateStudio(ctx: Ctx, storeId: string, id: string, input: BrandStudioUpdateInput): Promise<BrandStudioType> {
   return transaction(ctx, async (tx) => {
-    const studio = await findStudio(tx, storeId, id, true);
+    const studio = await lockedStudio(tx, storeId, id);
     const before = JSON.stringify(studioView(studio));
     if (input.name != null) studio.name = input.name.trim();
     if (input.brief != null) studio.brief = mergeBrief(studio.brief, input.brief);
@@ -104,7 +119,7 @@ const IMAGE_PRIMARIES = ['logo', 'icon', 'cover'] as const;
  */
 export async function setPrimaries(ctx: Ctx, storeId: string, id: string, input: BrandPrimariesInput): Promise<BrandStudioType> {
   return transaction(ctx, async (tx) => {
-    const studio = await findStudio(tx, storeId, id, true);
+    const studio = await lockedStudio(tx, storeId, id);
     const next: BrandPrimaries = { ...studio.primaries };
     const picked = IMAGE_PRIMARIES.filter((k) => typeof input[k] === 'string');
     const assets = picked.length ? await tx.em.find(AiAsset, { id: { $in: picked.map((k) => input[k] as string) } }) : [];

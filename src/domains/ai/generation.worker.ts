@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Job, PgBoss } from 'pg-boss';
-import type { Ctx, Deps } from '../../core/context.js';
+import { systemContext, type Deps } from '../../core/context.js';
 import { transaction } from '../../core/tx.js';
 import { ImageProviderError, type GeneratedImage } from '../../providers/images.js';
 import { derivePalette, drawSwatchOffThread } from '../../providers/local-images/draw.js';
@@ -19,14 +19,9 @@ export const CONCURRENCY = 4;
 
 type Image = GeneratedImage & { colors?: string[] };
 
-/** A context for background work: no caller, its own EntityManager. */
-function workerCtx(deps: Deps): Ctx {
-  return { em: deps.orm.em.fork() as Ctx['em'], deps, actor: null, authFailure: null, ip: 'worker', memberships: new Map() };
-}
-
 /** Takes the generation for this attempt; null when it is gone or already settled. */
 async function claim(deps: Deps, id: string, attempt: number): Promise<AiGeneration | null> {
-  return transaction(workerCtx(deps), async (tx) => {
+  return transaction(systemContext(deps, 'worker'), async (tx) => {
     const rows = await tx.em.execute(
       `update ai_generations set status = 'processing', progress = 0.1, attempts = ?, error = null,
               lease_until = now() + ? * interval '1 millisecond', updated_at = now()
@@ -52,7 +47,7 @@ async function renewLease(deps: Deps, id: string, attempt: number): Promise<bool
 
 /** Stores the assets and completes the generation, if this attempt still holds it. */
 async function complete(deps: Deps, g: AiGeneration, attempt: number, images: Image[]): Promise<void> {
-  await transaction(workerCtx(deps), async (tx) => {
+  await transaction(systemContext(deps, 'worker'), async (tx) => {
     const em = tx.em as EntityManager;
     const held = await em.execute(`select id from ai_generations where id = ? and attempts = ? and status = 'processing' for update`, [g.id, attempt]);
     if (!held.length) return;
@@ -90,7 +85,7 @@ async function complete(deps: Deps, g: AiGeneration, attempt: number, images: Im
 
 /** Records a failed attempt: back to `pending` when the queue will retry it, else `failed`. */
 async function settleFailure(deps: Deps, g: AiGeneration, attempt: number, retry: boolean, message: string): Promise<void> {
-  await transaction(workerCtx(deps), async (tx) => {
+  await transaction(systemContext(deps, 'worker'), async (tx) => {
     const rows = await tx.em.execute(
       `update ai_generations set status = ?, progress = 0, error = ?, lease_until = null, updated_at = now()
         where id = ? and attempts = ? and status = 'processing' returning id`,
@@ -148,7 +143,7 @@ export class GenerationWorker {
 
   /** Generations whose worker stopped renewing its lease: retried (or failed after the last attempt). */
   async sweep(): Promise<number> {
-    const stale = await transaction(workerCtx(this.deps), async (tx) => {
+    const stale = await transaction(systemContext(this.deps, 'worker'), async (tx) => {
       const rows = await tx.em.execute<Array<{ id: string; store_id: string; job_id: string | null; attempts: number }>>(
         `select id, store_id, job_id, attempts from ai_generations
           where status = 'processing' and lease_until < now() order by lease_until limit 50 for update skip locked`,

@@ -1,9 +1,9 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { ArrayMaxSize, ArrayMinSize, IsIn, IsUrl, Length, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsIn, Length, Matches, MaxLength } from 'class-validator';
 import { SCOPE_NAMES } from '../auth/scopes.js';
 import { Page } from '../../lib/pagination.js';
+import { IsHttpUrl } from '../../core/input.js';
 
-const URL_RULE = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 const SCOPE_MESSAGE = `each must be one of ${SCOPE_NAMES.join(', ')}`;
 /** RFC 7636: 43 to 128 characters of the unreserved set. */
 const PKCE_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -55,14 +55,14 @@ export class AppCreateInput {
   description?: string;
 
   @Field(() => String, { nullable: true })
-  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  @IsHttpUrl()
   @MaxLength(2000)
   homepageUrl?: string;
 
   @Field(() => [String], { description: 'Exact URIs an authorization may redirect to.' })
   @ArrayMinSize(1, { message: 'must list at least one URI' })
   @ArrayMaxSize(10, { message: 'must list at most 10 URIs' })
-  @IsUrl(URL_RULE, { each: true, message: 'each must be an http(s) URL' })
+  @IsHttpUrl({ each: true, message: 'each must be an http(s) URL' })
   @MaxLength(2000, { each: true })
   redirectUris!: string[];
 
@@ -83,14 +83,14 @@ export class AppUpdateInput {
   description?: string;
 
   @Field(() => String, { nullable: true })
-  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  @IsHttpUrl()
   @MaxLength(2000)
   homepageUrl?: string;
 
   @Field(() => [String], { nullable: true })
   @ArrayMinSize(1, { message: 'must list at least one URI' })
   @ArrayMaxSize(10, { message: 'must list at most 10 URIs' })
-  @IsUrl(URL_RULE, { each: true, message: 'each must be an http(s) URL' })
+  @IsHttpUrl({ each: true, message: 'each must be an http(s) URL' })
   @MaxLength(2000, { each: true })
   redirectUris?: string[];
 

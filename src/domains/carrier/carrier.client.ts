@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx, Deps } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { CarrierError, type CarrierAdapter, type CarrierCommune, type CarrierWilaya } from '../../providers/carrier.js';
@@ -17,11 +16,6 @@ export interface CarrierHandle {
   fromWilaya: number;
   /** Parcel status → order status slug. */
   statusMap: Record<string, string>;
-}
-
-/** Work outside a request (ingress, the poller): no actor. */
-export function systemContext(deps: Deps, ip = 'system'): Ctx {
-  return { em: deps.orm.em.fork() as EntityManager, deps, actor: null, authFailure: null, ip, memberships: new Map() };
 }
 
 export function adapterFor(deps: Deps, provider: string, apiId: string, apiToken: string): CarrierAdapter {

@@ -2,10 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createContext, type Deps } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { requireStorePermission } from '../../core/policy.js';
-import { transaction } from '../../core/tx.js';
+import { applyOrRefuse, transaction } from '../../core/tx.js';
 import { WebhookMalformed, WebhookUnverifiable, type CarrierEvent } from '../../providers/carrier.js';
 import { loadIntegration } from '../integrations/integration.access.js';
-import { handleOf, systemContext } from './carrier.client.js';
+import { handleOf } from './carrier.client.js';
+import { systemContext } from '../../core/context.js';
 import { activeWebhookSecret, getCarrierWebhook } from './carrier.service.js';
 import { applyNews } from './parcel.service.js';
 
@@ -53,7 +54,7 @@ export async function carrierWebhookGet(deps: Deps, req: IngressInput): Promise<
 
 /**
  * POST /webhook: a batch of carrier events, verified against the store's webhook secret, each
- * recorded once (provider + event id) and applied in one transaction, oldest first.
+ * recorded once (store + provider + event id) and applied in one transaction, oldest first.
  */
 export async function carrierWebhookPost(deps: Deps, req: IngressInput): Promise<IngressReply> {
   const ctx = systemContext(deps, req.ip);
@@ -76,15 +77,21 @@ export async function carrierWebhookPost(deps: Deps, req: IngressInput): Promise
     for (const e of ordered) {
       const [fresh] = await em.execute<Array<{ event_id: string }>>(
         `insert into carrier_events (provider, event_id, store_id, type, occurred_at, received_at) values (?, ?, ?, ?, ?, ?)
-         on conflict (provider, event_id) do nothing returning event_id`,
+         on conflict (store_id, provider, event_id) do nothing returning event_id`,
         [handle.provider, e.eventId, req.storeId, e.type, e.occurredAt, now],
       );
       if (!fresh) {
         seen++;
         continue;
       }
-      if (e.tracking || e.orderId) {
-        await applyNews(tx, handle, { tracking: e.tracking, orderId: e.orderId, status: e.status, rawStatus: e.rawStatus, reason: e.reason, occurredAt: e.occurredAt, paymentStatus: e.paymentStatus, labelUrl: e.labelUrl, deliveryFee: null }, 'webhook');
+      if (!e.tracking && !e.orderId) continue;
+      // One event that can never apply is recorded as rejected; the rest of the batch still applies.
+      const refused = await applyOrRefuse(tx, (sp) =>
+        applyNews(sp, handle, { tracking: e.tracking, orderId: e.orderId, status: e.status, rawStatus: e.rawStatus, reason: e.reason, occurredAt: e.occurredAt, paymentStatus: e.paymentStatus, labelUrl: e.labelUrl, deliveryFee: null }, 'webhook'),
+      );
+      if (refused) {
+        await em.execute('update carrier_events set rejected = ? where store_id = ? and provider = ? and event_id = ?', [refused, req.storeId, handle.provider, e.eventId]);
+        deps.log.warn({ storeId: req.storeId, provider: handle.provider, reason: refused }, 'carrier event rejected');
       }
     }
     await em.execute('update carrier_webhooks set last_event_at = ? where store_id = ?', [now, req.storeId]);

@@ -3,7 +3,8 @@ import { runsWork, type Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
 import { CarrierError, type CarrierParcelState } from '../../providers/carrier.js';
 import { loadIntegration, markIntegration } from '../integrations/integration.access.js';
-import { handleOf, systemContext } from './carrier.client.js';
+import { handleOf } from './carrier.client.js';
+import { systemContext } from '../../core/context.js';
 import { deleteCarrierWebhook } from './carrier.service.js';
 import { applyNews, newsOf } from './parcel.service.js';
 

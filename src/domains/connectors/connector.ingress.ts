@@ -1,16 +1,17 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../../core/context.js';
+import type { Ctx, Deps } from '../../core/context.js';
+import { PERMISSIONS } from '../../core/policy.js';
 import { AppError, conflict } from '../../core/errors.js';
 import { encryptSecret } from '../../core/secrets.js';
-import { lockStore, transaction } from '../../core/tx.js';
+import { applyOrRefuse, lockStore, transaction } from '../../core/tx.js';
 import { newId } from '../../lib/ids.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../../providers/carrier.js';
 import { ConnectorError, type ConnectorEvent, type InstallCallback } from '../../providers/connector.js';
-import { systemContext } from '../carrier/carrier.client.js';
+import { systemContext } from '../../core/context.js';
 import type { IngressInput as CarrierIngressInput, IngressReply } from '../carrier/carrier.ingress.js';
 import { completeAdsOAuth } from '../ads/ads.service.js';
-import { consumeState, peekState, withStatus, type OAuthState } from '../integrations/oauth-state.js';
+import { consumeState, fromStartingUserAgent, peekState, starterMayFinish, unbindCookie, withStatus, type OAuthState } from '../integrations/oauth-state.js';
 import { configuredConnector, enqueueImport, findConnector, topicsOf, webhookAddress, type ConnectorRow } from './connector.service.js';
 import { applyConnectorEvent } from './connector.sync.js';
 
@@ -19,12 +20,15 @@ export type IngressInput = Omit<CarrierIngressInput, 'storeId'> & { params: Reco
 
 /** Every callback or webhook that cannot be verified gets this very answer, whatever the reason. */
 const unverifiable = (what: 'callback' | 'webhook') => new AppError('UNAUTHENTICATED', `The ${what} could not be verified`);
-const redirect = (location: string): IngressReply => ({ status: 302, headers: { location, 'cache-control': 'no-store' } });
+/** Back to the return URL; the state's binding cookie is spent with it. */
+const redirect = (location: string, cookie: string): IngressReply => ({ status: 302, headers: { location, 'cache-control': 'no-store', 'set-cookie': cookie } });
 
 /**
  * GET /v1/integrations/connectors/platform/callback: the one OAuth callback Souk hands out. The
  * state says which flow it ends: Meta's (the ads platform) or a shop's app install. Nothing is
- * used up before the request is verified, and anything unverifiable is the same 401.
+ * used up before the request is verified, and anything unverifiable is the same 401: a bad
+ * signature, a spent state, or a browser other than the one that started the flow (it lacks the
+ * state's cookie). The member who started it must still manage the store's integrations.
  */
 export async function platformCallback(deps: Deps, req: IngressInput): Promise<IngressReply> {
   const ctx = systemContext(deps, req.ip);
@@ -32,24 +36,48 @@ export async function platformCallback(deps: Deps, req: IngressInput): Promise<I
   if (typeof state !== 'string' || !state) throw unverifiable('callback');
   const pending = await peekState(ctx, state);
   if (!pending) throw unverifiable('callback');
+  let shop: string | null = null;
+  let answer: { code: string | null; error: string | null };
   if (pending.provider === 'meta') {
-    const consumed = await consumeState(ctx, state, 'meta', null);
-    if (!consumed) throw unverifiable('callback');
-    return redirect(await completeAdsOAuth(ctx, consumed, req.query));
+    answer = { code: nonEmpty(req.query.code), error: nonEmpty(req.query.error) };
+  } else {
+    const provider = configuredConnector(deps);
+    if (!provider) throw unverifiable('callback');
+    try {
+      const cb: InstallCallback = provider.verifyCallback(req.query, new Date());
+      ({ shop } = cb);
+      answer = cb;
+    } catch (err) {
+      if (err instanceof WebhookUnverifiable) throw unverifiable('callback');
+      throw err;
+    }
   }
-  const provider = configuredConnector(deps);
-  if (!provider) throw unverifiable('callback');
-  let cb: InstallCallback;
-  try {
-    cb = provider.verifyCallback(req.query, new Date());
-  } catch (err) {
-    if (err instanceof WebhookUnverifiable) throw unverifiable('callback');
-    throw err;
-  }
-  const consumed = await consumeState(ctx, state, 'shopify', cb.shop);
-  if (!consumed?.connectorId) throw unverifiable('callback');
-  if (cb.error || !cb.code) return redirect(withStatus(consumed.returnUrl, 'denied'));
-  return redirect(await completeInstall(deps, consumed, cb.code));
+  // Neither a code nor the provider's refusal: not an answer to the flow; the state stays usable.
+  if (!answer.code && !answer.error) throw new AppError('BAD_REQUEST', 'The callback carries neither a code nor an error');
+  // A refusal links nothing, so it needs no binding: whoever brings it back only ends the flow
+  // (to a return URL on a configured origin). A code links an account and must come back to its starter.
+  const declined = !answer.code;
+  if (!declined && !fromStartingUserAgent(deps.config, req.headers.cookie, state) && !(await signedInStarter(ctx, req.headers.authorization, pending))) throw unverifiable('callback');
+  const consumed = await consumeState(ctx, state, pending.provider, shop);
+  if (!consumed || (pending.provider === 'shopify' && !consumed.connectorId)) throw unverifiable('callback');
+  const done = (location: string) => redirect(location, unbindCookie(deps.config, state));
+  if (!answer.code) return done(withStatus(consumed.returnUrl, 'denied'));
+  if (!(await starterMayFinish(ctx, consumed))) throw new AppError('FORBIDDEN', 'The member who started this flow may no longer manage the store\'s integrations');
+  if (consumed.provider === 'meta') return done(await completeAdsOAuth(ctx, consumed, answer.code));
+  return done(await completeInstall(deps, consumed, answer.code));
+}
+
+const nonEmpty = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+
+/**
+ * A client that is not a browser (an app that opened the provider's page itself and caught the
+ * redirect) proves it is the member who started the flow with that member's own bearer token,
+ * one allowed to manage integrations.
+ */
+async function signedInStarter(ctx: Ctx, authorization: string | string[] | undefined, pending: OAuthState): Promise<boolean> {
+  if (typeof authorization !== 'string' || !pending.userId) return false;
+  const { actor } = await ctx.deps.resolveCaller(ctx.em, authorization);
+  return !!actor && actor.userId === pending.userId && (!actor.scopes || PERMISSIONS['integrations.write'].scopes.some((s) => actor.scopes!.includes(s)));
 }
 
 async function setError(deps: Deps, connectorId: string, message: string): Promise<void> {
@@ -103,7 +131,7 @@ const header = (headers: IngressInput['headers'], name: string) => {
 
 /**
  * POST /v1/integrations/connectors/platform/webhook/{storeId}/{connectorId}: one signed event from
- * the connector's shop, recorded once (provider + event id: a replay answers 200 and changes
+ * the connector's shop, recorded once (store + provider + event id: a replay answers 200 and changes
  * nothing) and applied in the same transaction.
  */
 export async function platformWebhook(deps: Deps, req: IngressInput): Promise<IngressReply> {
@@ -129,11 +157,16 @@ export async function platformWebhook(deps: Deps, req: IngressInput): Promise<In
     const now = new Date();
     const [fresh] = await tx.em.execute<Array<{ id: string }>>(
       `insert into inbound_events (id, provider, event_id, connector_id, store_id, topic, received_at) values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (provider, event_id) do nothing returning id`,
+       on conflict (store_id, provider, event_id) do nothing returning id`,
       [newId('ine'), provider.provider, event.eventId, connectorId, storeId, event.topic, now],
     );
     if (!fresh) return true;
-    await applyConnectorEvent(tx, current, event);
+    // An event that can never apply (Shopify would redeliver it, then drop the subscription) is kept as rejected.
+    const refused = await applyOrRefuse(tx, (sp) => applyConnectorEvent(sp, current, event));
+    if (refused) {
+      await tx.em.execute('update inbound_events set rejected = ? where id = ?', [refused, fresh.id]);
+      deps.log.warn({ storeId, connectorId, topic: event.topic, reason: refused }, 'connector event rejected');
+    }
     await tx.em.execute('update connectors set last_event_at = ? where id = ?', [now, connectorId]);
     return false;
   });

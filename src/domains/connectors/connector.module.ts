@@ -4,7 +4,7 @@ import { runsWork, type Module } from '../../core/module.js';
 import { decryptSecret } from '../../core/secrets.js';
 import { lockStore, transaction } from '../../core/tx.js';
 import { ConnectorError, type RemoteOrder, type RemoteProduct } from '../../providers/connector.js';
-import { systemContext } from '../carrier/carrier.client.js';
+import { systemContext } from '../../core/context.js';
 import { pruneStates } from '../integrations/oauth-state.js';
 import { configuredConnector, findConnector, IMPORT_QUEUE, type ConnectorRow } from './connector.service.js';
 import { applyRemoteOrder, applyRemoteProduct, type Outcome } from './connector.sync.js';

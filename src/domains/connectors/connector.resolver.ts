@@ -17,8 +17,8 @@ export class ConnectorResolver {
   installPlatformConnector(
     @GqlCtx() ctx: Ctx,
     @Arg('storeId', () => ID) storeId: string,
-    @Arg('shop', () => String, { description: 'The shop domain, e.g. example.myshopify.com.' }) shop: string,
-    @Arg('returnUrl', () => String, { nullable: true, description: 'Where the callback sends the merchant back; default the dashboard.' }) returnUrl?: string,
+    @Arg('shop', () => String, { description: 'The shop domain, <name>.myshopify.com (a bare name gets the suffix).' }) shop: string,
+    @Arg('returnUrl', () => String, { nullable: true, description: 'Where the callback sends the merchant back: an http(s) URL on an allowed origin (SOUK_RETURN_URL_ORIGINS); default the dashboard.' }) returnUrl?: string,
   ): Promise<PlatformConnectorInstallType> {
     return connectors.installConnector(ctx, storeId, shop, returnUrl);
   }

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js';
 import type { ConnectorProvider } from '../../providers/connector.js';
 import { ShopifyConnector } from '../../providers/shopify/shopify.js';
 import { StoreIntegration } from '../integrations/integration.entity.js';
-import { callbackUrl, createState, returnUrlOf, STATE_TTL_MS } from '../integrations/oauth-state.js';
+import { bindToUserAgent, callbackUrl, createState, returnUrlOf, STATE_TTL_MS } from '../integrations/oauth-state.js';
 import type { PlatformConnectorInstallType, PlatformConnectorType } from './connector.types.js';
 
 /** A store has at most this many connectors, pending ones included (CONTRACT-2 §14). */
@@ -100,8 +100,8 @@ export async function installConnector(ctx: Ctx, storeId: string, shopInput: str
   const provider = requireConnector(ctx.deps);
   const actor = requireActor(ctx);
   const shop = provider.normalizeShop(shopInput);
-  if (!shop) throw invalid('shop', 'must be a shop domain such as example.myshopify.com');
-  const returnUrl = returnUrlOf(ctx.deps.config.publicUrl, returnUrlInput);
+  if (!shop) throw invalid('shop', 'must be a Shopify shop domain: <name>.myshopify.com (letters, digits and hyphens)');
+  const returnUrl = returnUrlOf(ctx.deps.config, returnUrlInput);
   const { connectorId, state } = await transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     await assertShopFree(tx, storeId, shop);
@@ -130,6 +130,7 @@ export async function installConnector(ctx: Ctx, storeId: string, shopInput: str
     const created = await createState(tx, { provider: 'shopify', storeId, userId: actor.userId, connectorId: id, shop, returnUrl }, now);
     return { connectorId: id, state: created.state };
   });
+  bindToUserAgent(ctx, state);
   return { url: provider.installUrl({ shop, state, redirectUri: callbackUrl(ctx.deps.config.publicUrl), scopes: SHOPIFY_SCOPES }), connectorId, state };
 }
 

@@ -4,7 +4,7 @@ import type { ProductLandingPageCreateInput, ProductLandingPageType, ProductLand
 import { Product } from '../products/product.entity.js';
 import { conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
-import { transaction } from '../../core/tx.js';
+import { keepStore, transaction } from '../../core/tx.js';
 import { slugify } from '../../lib/slug.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 
@@ -79,6 +79,7 @@ export async function getLandingPage(ctx: Ctx, storeId: string, id: string): Pro
 export function createLandingPage(ctx: Ctx, storeId: string, input: ProductLandingPageCreateInput): Promise<ProductLandingPageType> {
   return uniqueSlug(
     transaction(ctx, async (tx) => {
+      await keepStore(tx, storeId);
       const productId = input.productId ? await checkProduct(tx, storeId, input.productId) : null;
       let slug: string;
       if (input.slug) {
@@ -104,6 +105,7 @@ export function createLandingPage(ctx: Ctx, storeId: string, input: ProductLandi
 export function updateLandingPage(ctx: Ctx, storeId: string, id: string, input: ProductLandingPageUpdateInput): Promise<ProductLandingPageType> {
   return uniqueSlug(
     transaction(ctx, async (tx) => {
+      await keepStore(tx, storeId);
       const lp = await findLandingPage(tx, storeId, id);
       const before = JSON.stringify(landingPageView(lp));
       if (input.name != null) lp.name = input.name.trim();

@@ -11,6 +11,6 @@ export const ordersModule: Module = {
   },
   orderForPromo: async (ctx, storeId, orderId) => {
     const order = await ctx.em.findOne(Order, { id: orderId, storeId });
-    return order ? { items: order.items, customerPhone: order.customerPhone } : null;
+    return order ? { items: order.items, customerPhone: order.customerPhone, country: order.shippingAddress?.country ?? null } : null;
   },
 };

@@ -87,11 +87,14 @@ export interface NewOrderDefaults {
  * every status write (which takes the list FOR UPDATE) waits for: a rename or delete of it waits for
  * the order to commit and then moves it too. The order's foreign key takes the same lock, so the
  * transaction holds one lock mode on the row, not two (each extra mode is a MultiXact member).
+ * The store row is locked the same way, first (the materialized CTE runs before the join): a
+ * store delete waits for the order, or the order finds the store gone (404), never its statuses
+ * half-deleted; and the lock order is the delete's (the store, then its records).
  */
-export const NEW_ORDER_DEFAULTS = `select s.currency, st.id as status_id, st.slug
-   from stores s
-   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true
-  where s.id = ?`;
+export const NEW_ORDER_DEFAULTS = `with s as materialized (select id, currency from stores where id = ? for key share)
+  select s.currency, st.id as status_id, st.slug
+   from s
+   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true`;
 
 /**
  * What the last general create of each store read: a guess the one-statement create checks in
@@ -109,7 +112,8 @@ export const forgetDefaults = (storeId: string): void => void lastDefaults.delet
 export async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewOrderDefaults> {
   const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(NEW_ORDER_DEFAULTS, [storeId]);
   if (!row) throw notFound('store');
-  if (!row.status_id || !row.slug) throw new Error(`store ${storeId} has no status of kind new`);
+  // A store keeps a status of kind new (status.service): none means the store is being deleted.
+  if (!row.status_id || !row.slug) throw notFound('store');
   tx.storeCurrencies ??= new Map();
   tx.storeCurrencies.set(storeId, row.currency);
   const defaults = { currency: row.currency, statusId: row.status_id, status: row.slug };

@@ -1,4 +1,4 @@
-import { ForeignKeyConstraintViolationException, LockMode } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus, type OrderItem } from './order.entity.js';
 import type { OrderCreateInput, OrderType, OrderUpdateInput } from './order.types.js';
@@ -25,15 +25,8 @@ import { orderView } from './order.view.js';
  * queues on, from that statement to commit. A store deleted meanwhile ends in a 404.
  */
 export async function createOrder(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {
-  try {
-    return (await createOrderInOneStatement(ctx, storeId, input)) ?? (await createOrderOnce(ctx, storeId, input));
-  } catch (err) {
-    if (!(err instanceof ForeignKeyConstraintViolationException)) throw err;
-    const [store] = await ctx.em.execute('select 1 from stores where id = ?', [storeId]);
-    if (!store) throw notFound('store');
-    // A landing page or shipping method named by the order was deleted while it was written.
-    throw conflict('A record this order names was deleted meanwhile; try again');
-  }
+  // A landing page or shipping method deleted meanwhile fails a foreign key: 409 (core/errors.ts).
+  return (await createOrderInOneStatement(ctx, storeId, input)) ?? (await createOrderOnce(ctx, storeId, input));
 }
 
 async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInput): Promise<OrderType> {

@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { OrderStatus } from './order.entity.js';
 import type { Ctx } from '../../core/context.js';
 import { graphqlEnum } from '../../core/enums.js';
+import { notFound } from '../../core/errors.js';
 
 export const STATUS_KINDS = ['new', 'confirmed', 'rejected', 'fulfilled', 'cancelled', 'returned', 'other'] as const;
 export const OrderStatusKind = graphqlEnum('OrderStatusKind', STATUS_KINDS, 'What a status means to the order flow; a store may have several statuses of one kind.');
@@ -42,6 +43,7 @@ export function createDefaultStatuses(ctx: Ctx, storeId: string): OrderStatus[] 
  */
 export async function initialStatus(ctx: Ctx, storeId: string): Promise<OrderStatus> {
   const status = await ctx.em.findOne(OrderStatus, { storeId, kind: 'new' }, { orderBy: { position: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_READ });
-  if (!status) throw new Error(`store ${storeId} has no status of kind new`);
+  // A store keeps a status of kind new (status.service): none means the store is being deleted.
+  if (!status) throw notFound('store');
   return status;
 }

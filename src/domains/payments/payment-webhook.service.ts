@@ -1,6 +1,6 @@
-import type { Ctx, Deps } from '../../core/context.js';
+import { systemContext, type Ctx, type Deps } from '../../core/context.js';
 import { problem } from '../../core/errors.js';
-import { transaction, type TxCtx } from '../../core/tx.js';
+import { applyOrRefuse, transaction, type TxCtx } from '../../core/tx.js';
 import type { ProviderEvent } from '../../providers/payment.js';
 import { adapterOf, paymentSettings, type ProviderName } from './payment.providers.js';
 import { applyPaymentReport, applyRefundReport } from './payment.service.js';
@@ -27,39 +27,44 @@ const UNVERIFIED: ProviderReply = {
   body: problem('UNAUTHENTICATED', 'The provider event could not be verified'),
 };
 
-/** A context for provider calls: no actor, the service acts on the provider's signed word. */
-export function systemContext(deps: Deps, ip = 'internal'): Ctx {
-  return { em: deps.orm.em.fork() as Ctx['em'], deps, actor: null, paymentGrant: null, authFailure: null, ip, memberships: new Map() };
-}
-
 /**
- * Records the event once (unique on provider + event id) and applies it in the same transaction;
+ * Records the event once (unique on store + provider + event id) and applies it in the same transaction;
  * a replay answers 200 and changes nothing. Events about payments of another store (or, on
  * Chargily's per-order endpoint, another order) are recorded and ignored.
  */
 async function applyEvent(ctx: Ctx, provider: ProviderName, storeId: string, event: ProviderEvent, orderId: string | null): Promise<ProviderReply> {
   const duplicate = await transaction(ctx, async (tx) => {
     const inserted = await tx.em.execute<Array<{ event_id: string }>>(
-      'insert into payment_events (provider, event_id, store_id, type, received_at) values (?, ?, ?, ?, ?) on conflict do nothing returning event_id',
+      'insert into payment_events (provider, event_id, store_id, type, received_at) values (?, ?, ?, ?, ?) on conflict (store_id, provider, event_id) do nothing returning event_id',
       [provider, event.id, storeId, event.type.slice(0, 200), new Date()],
     );
     if (!inserted.length) return true;
-    if (event.checkout) {
-      const c = event.checkout;
-      const paymentId = await findPayment(tx, provider, storeId, c.ref, c.paymentId, orderId);
-      if (paymentId) await applyPaymentReport(tx, paymentId, { state: c.state, chargeRef: c.chargeRef, providerRef: c.ref, amount: c.amount, currency: c.currency });
-    }
-    if (event.refund) {
-      const r = event.refund;
-      const [row] = await tx.em.execute<Array<{ id: string }>>(
-        'select id from payment_refunds where store_id = ? and (provider_ref = ? or (provider_ref is null and id = ?)) limit 1',
-        [storeId, r.ref, r.refundId ?? ''],
-      );
-      if (row) await applyRefundReport(tx, row.id, { state: r.state, providerRef: r.ref });
+    // An event that can never apply is kept as rejected and answered 200: the provider would redeliver it forever.
+    const refused = await applyOrRefuse(tx, (sp) => applyReport(sp, provider, storeId, event, orderId));
+    if (refused) {
+      await tx.em.execute('update payment_events set rejected = ? where store_id = ? and provider = ? and event_id = ?', [refused, storeId, provider, event.id]);
+      ctx.deps.log.warn({ storeId, provider, reason: refused }, 'payment event rejected');
     }
     return false;
   });
   return { status: 200, body: { received: 1, duplicates: duplicate ? 1 : 0 } };
+}
+
+/** What a verified event says of a checkout or a refund of this store, applied to it (unknown ones are ignored). */
+async function applyReport(tx: TxCtx, provider: ProviderName, storeId: string, event: ProviderEvent, orderId: string | null): Promise<void> {
+  if (event.checkout) {
+    const c = event.checkout;
+    const paymentId = await findPayment(tx, provider, storeId, c.ref, c.paymentId, orderId);
+    if (paymentId) await applyPaymentReport(tx, paymentId, { state: c.state, chargeRef: c.chargeRef, providerRef: c.ref, amount: c.amount, currency: c.currency });
+  }
+  if (event.refund) {
+    const r = event.refund;
+    const [row] = await tx.em.execute<Array<{ id: string }>>(
+      'select id from payment_refunds where store_id = ? and (provider_ref = ? or (provider_ref is null and id = ?)) limit 1',
+      [storeId, r.ref, r.refundId ?? ''],
+    );
+    if (row) await applyRefundReport(tx, row.id, { state: r.state, providerRef: r.ref });
+  }
 }
 
 /** The payment an event names: by the provider's checkout id, else by our id in its metadata (a checkout whose creation answer was lost). */

@@ -1,11 +1,10 @@
-import type { Deps } from '../../core/context.js';
+import { systemContext, type Deps } from '../../core/context.js';
 import { runsWork, type Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
 import { paymentSettings } from './payment.providers.js';
 import { applyPaymentReport, paymentsFollowRepricing, refreshPayment, refreshRefund } from './payment.service.js';
 import { pruneIdempotency } from './idempotency.js';
-import { systemContext } from './payment-webhook.service.js';
 
 export const RECONCILE_QUEUE = 'payments-reconcile';
 /** Every 5 minutes: a lost provider webhook is healed within minutes even if nobody asks. */

@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx, Deps } from '../../core/context.js';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../core/errors.js';
 import { holdsPermission, requireStorePermission, type Permission } from '../../core/policy.js';
 import { sumMinor, toMajor, toMinor } from '../../core/money.js';
@@ -454,14 +454,45 @@ export async function applyRefundReport(tx: TxCtx, refundId: string, report: { s
   return changed;
 }
 
-/** Asks the providers about the order's open payments and unsettled refunds (`?refresh=1`, the reconciler). */
-export async function refreshOrderPayments(ctx: Ctx, orderId: string, storeId: string): Promise<void> {
+/** The order refreshes running in this process, by order id: concurrent callers share one. */
+const refreshing = new WeakMap<Deps, Map<string, Promise<void>>>();
+
+/**
+ * `?refresh=1`: asks the providers about the order's open payments and unsettled refunds. Each
+ * store's provider key pays for these calls, so a flood of callers makes one: callers in this
+ * process share the running refresh, and each payment or refund is asked about at most once per
+ * `paymentRefreshIntervalMs` across processes (a claim on its row); the others read what is stored.
+ */
+export function refreshOrderPayments(ctx: Ctx, orderId: string, storeId: string): Promise<void> {
+  let running = refreshing.get(ctx.deps);
+  if (!running) refreshing.set(ctx.deps, (running = new Map()));
+  let refresh = running.get(orderId);
+  if (!refresh) {
+    refresh = pullOrderPayments(ctx, orderId, storeId).finally(() => running.delete(orderId));
+    running.set(orderId, refresh);
+  }
+  return refresh;
+}
+
+async function pullOrderPayments(ctx: Ctx, orderId: string, storeId: string): Promise<void> {
   const settings = await paymentSettings(ctx, storeId);
   const em = ctx.em.fork();
   const payments = await em.find(Payment, { orderId, status: { $in: OPEN_STATES }, provider: { $ne: 'cod' }, providerRef: { $ne: null } });
-  for (const p of payments) await refreshPayment(ctx, p, settings);
+  for (const p of payments) if (await claimRefresh(ctx, 'payments', p.id)) await refreshPayment(ctx, p, settings);
   const refunds = await em.find(PaymentRefund, { orderId, status: { $in: ['pending', 'requires_action'] }, providerRef: { $ne: null } });
-  for (const r of refunds) await refreshRefund(ctx, r, settings);
+  for (const r of refunds) if (await claimRefresh(ctx, 'payment_refunds', r.id)) await refreshRefund(ctx, r, settings);
+}
+
+/** True when this caller may ask the provider about the row now: nobody did within the interval. */
+async function claimRefresh(ctx: Ctx, table: 'payments' | 'payment_refunds', id: string): Promise<boolean> {
+  const claimed = await transaction(ctx, (tx) =>
+    tx.em.execute<Array<{ id: string }>>(
+      `update ${table} set refreshed_at = clock_timestamp() where id = ?
+         and (refreshed_at is null or refreshed_at <= clock_timestamp() - make_interval(secs => ?)) returning id`,
+      [id, ctx.deps.config.paymentRefreshIntervalMs / 1000],
+    ),
+  );
+  return claimed.length > 0;
 }
 
 export async function refreshPayment(ctx: Ctx, p: Payment, settings: PaymentSettings): Promise<boolean> {
@@ -508,6 +539,9 @@ export async function refundPayment(
   idempotencyKey: string | null | undefined,
 ): Promise<RefundResultType> {
   const ref = await authorizeOrder(ctx, orderId, storeId, ['refunds.write'], false);
+  // Only an omitted amount means everything: a null is a client's bug, not a full refund.
+  if (input.amount === null) throw invalid('amount', 'must be a number; omit it to refund all that is left');
+  const requested = input.amount;
   const key = idempotencyKey ?? null;
   if (key !== null) checkIdempotencyKey(key);
   const first = await transaction(ctx, async (tx) => {
@@ -522,8 +556,8 @@ export async function refundPayment(
     const held = sumMinor((await tx.em.find(PaymentRefund, { paymentId: payment.id, status: { $in: COUNTED_REFUNDS } })).map((r) => r.amount));
     // What the payment brought (a flagged payment: what its provider reported), less what is refunded or on its way.
     const rest = collected(payment, payment.currency) - held;
-    const amount = input.amount === null || input.amount === undefined ? rest : toMinor(input.amount, payment.currency, 'amount');
-    if (amount <= 0) throw invalid('amount', input.amount === null || input.amount === undefined ? 'nothing is left to refund' : 'must be more than 0');
+    const amount = requested === undefined ? rest : toMinor(requested, payment.currency, 'amount');
+    if (amount <= 0) throw invalid('amount', requested === undefined ? 'nothing is left to refund' : 'must be more than 0');
     if (amount > rest) throw invalid('amount', `is more than the refundable rest (${toMajor(rest, payment.currency)} ${payment.currency})`);
     const adapter = adapterOf(tx.deps.config, payment.provider);
     const manual = input.manual === true;

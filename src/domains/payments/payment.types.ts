@@ -1,6 +1,7 @@
 import { Field, Float, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
-import { IsOptional, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, Length, Max, MaxLength, Min } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
+import { IsHttpUrl } from '../../core/input.js';
 import type { PaymentState as PaymentStateName, RefundState as RefundStateName } from '../../providers/payment.js';
 import { PaymentStatus } from '../orders/order.types.js';
 import { PROVIDERS } from './payment.providers.js';
@@ -155,8 +156,6 @@ export class PaymentSelectInput {
   method!: string;
 }
 
-const URL_RULE = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
-
 @InputType()
 export class PaymentCheckoutInput {
   @Field(() => String, { nullable: true, description: "Default: the order's selected method, else the store's defaultMethod." })
@@ -167,19 +166,19 @@ export class PaymentCheckoutInput {
   @Field(() => String, { nullable: true, description: 'Where the provider sends the customer after paying; required for online methods.' })
   @IsOptional()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
-  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  @IsHttpUrl()
   successUrl?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Where the provider sends the customer after a failed or canceled payment (default successUrl).' })
   @IsOptional()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
-  @IsUrl(URL_RULE, { message: 'must be an http(s) URL' })
+  @IsHttpUrl()
   failureUrl?: string | null;
 }
 
 @InputType()
 export class PaymentRefundInput {
-  @Field(() => Float, { nullable: true, description: 'Major units; default: everything not yet refunded.' })
+  @Field(() => Float, { nullable: true, description: 'Major units; omitted: everything not yet refunded (null is refused).' })
   @IsOptional()
   @Min(0, { message: 'must be more than 0' })
   @Max(1e12, { message: 'is too large' })

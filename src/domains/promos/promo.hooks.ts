@@ -1,9 +1,10 @@
 import type { Ctx } from '../../core/context.js';
 
-/** An order as a promo check prices it: its lines (prices in minor units) and its customer's phone. */
+/** An order as a promo check prices it: its lines (prices in minor units), its customer's phone and the country it ships to. */
 export interface PromoOrder {
   items: Array<{ productId: string | null; quantity: number; price: number }>;
   customerPhone: string | null;
+  country: string | null;
 }
 
 declare module '../../core/module.js' {

@@ -10,6 +10,7 @@ import type { Ctx, Deps } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { lineMinor, percentOf, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { page, pageLimit } from '../../lib/pagination.js';
+import { phoneKey } from '../../lib/phone.js';
 import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
 
 /** Public validation calls allowed per client IP per minute (CONTRACT-2 §10). */
@@ -20,11 +21,6 @@ const limiters = new WeakMap<Deps, SlidingWindowLimiter>();
 
 export const normalizeCode = (code: string) => code.trim().toUpperCase();
 
-/** The customer a per-customer cap counts: the phone's digits. */
-export const customerKey = (phone: string | null | undefined): string | null => {
-  const digits = (phone ?? '').replace(/\D/g, '');
-  return digits || null;
-};
 
 export function promoView(p: Promo, currency: string): PromoType {
   return {
@@ -217,8 +213,8 @@ export function evaluatePromo(promo: Promo | null, lines: PricedLine[], now: Dat
   return { reason: null, subtotal, discount, freeShipping: false };
 }
 
-async function customerUses(ctx: Ctx, promo: Promo | null, phone: string | null | undefined): Promise<number | null> {
-  const key = customerKey(phone);
+/** The customer a per-customer cap counts: one key per phone however typed (`phoneKey`). */
+async function customerUses(ctx: Ctx, promo: Promo | null, key: string | null): Promise<number | null> {
   if (!promo || promo.maxUsesPerCustomer == null || !key) return null;
   const [row] = await (ctx.em as EntityManager).execute<Array<{ n: number }>>(
     'select count(*)::int as n from promo_redemptions where promo_id = ? and customer_key = ?',
@@ -238,12 +234,12 @@ export async function validatePromo(ctx: Ctx, storeId: string, input: PromoValid
   enforce([[limiter(ctx), ctx.ip]]);
   const currency = await storeCurrency(ctx, storeId);
   let lines: PricedLine[];
-  let phone = input.customerPhone;
+  let customer = phoneKey(input.customerPhone);
   if (input.orderId) {
     const order = await orderForPromo(ctx, storeId, input.orderId);
     if (!order) throw notFound('order');
     lines = order.items;
-    phone ??= order.customerPhone;
+    customer = phoneKey(input.customerPhone ?? order.customerPhone, order.country);
   } else {
     if (!input.items) throw invalid('items', 'give the cart items or an orderId');
     const ids = [...new Set(input.items.map((i) => i.productId))];
@@ -253,7 +249,7 @@ export async function validatePromo(ctx: Ctx, storeId: string, input: PromoValid
     lines = input.items.filter((i) => price.has(i.productId)).map((i) => ({ productId: i.productId, quantity: i.quantity ?? 1, price: price.get(i.productId)! }));
   }
   const promo = await ctx.em.findOne(Promo, { storeId, code: normalizeCode(input.code) });
-  const outcome = evaluatePromo(promo, lines, new Date(), await customerUses(ctx, promo, phone));
+  const outcome = evaluatePromo(promo, lines, new Date(), await customerUses(ctx, promo, customer));
   return {
     valid: outcome.reason === null,
     reason: outcome.reason,
@@ -279,7 +275,12 @@ export interface Redemption {
  * UPDATE also locks the promo row, so the per-customer count that follows is serialized too.
  * Any refusal is a 409 naming the reason, and the transaction undoes the count.
  */
-export async function redeemPromo(tx: TxCtx, storeId: string, order: { id: string; items: PricedLine[]; customerPhone: string | null }, rawCode: string): Promise<Redemption> {
+export async function redeemPromo(
+  tx: TxCtx,
+  storeId: string,
+  order: { id: string; items: PricedLine[]; customerPhone: string | null; shippingAddress: { country: string } | null },
+  rawCode: string,
+): Promise<Redemption> {
   const em = tx.em as EntityManager;
   const code = normalizeCode(rawCode);
   const [row] = await em.execute<Array<Record<string, unknown>>>(
@@ -294,8 +295,9 @@ export async function redeemPromo(tx: TxCtx, storeId: string, order: { id: strin
   const promo = em.map(Promo, row);
   // The row now counts this order's use; the rules judge the state before it.
   const before = Object.assign(Object.create(Promo.prototype) as Promo, promo, { uses: promo.uses - 1 });
-  const outcome = evaluatePromo(before, order.items, now, await customerUses(tx, promo, order.customerPhone));
+  const customer = phoneKey(order.customerPhone, order.shippingAddress?.country);
+  const outcome = evaluatePromo(before, order.items, now, await customerUses(tx, promo, customer));
   if (outcome.reason) throw refused(outcome.reason);
-  await em.execute('insert into promo_redemptions (promo_id, order_id, customer_key, created_at) values (?, ?, ?, ?)', [promo.id, order.id, customerKey(order.customerPhone), now]);
+  await em.execute('insert into promo_redemptions (promo_id, order_id, customer_key, created_at) values (?, ?, ?, ?)', [promo.id, order.id, customer, now]);
   return { code, discount: outcome.discount, freeShipping: outcome.freeShipping };
 }

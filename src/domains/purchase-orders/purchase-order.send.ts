@@ -1,31 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatPoNumber, PurchaseOrder, PurchaseOrderSend } from './purchase-order.entity.js';
 import { pdfSources, renderPdf } from './purchase-order.pdf.js';
-import type { Deps } from '../../core/context.js';
+import { mailSubject, mailText } from './purchase-order.mail.js';
+import { publishPurchaseOrder } from './purchase-order.service.js';
+import { systemContext, type Deps } from '../../core/context.js';
 import { runsWork, type Module } from '../../core/module.js';
-import type { TxCtx } from '../../core/tx.js';
-import { enqueueInTransaction } from '../../events/queue.js';
+import { transaction } from '../../core/tx.js';
+import { PO_SEND_QUEUE, type SendJob } from './purchase-order.queue.js';
 
 /**
  * Mailing a purchase order: `/send` writes a queued send and its job in the request's
  * transaction; this worker renders the PDF, mails it as an attachment and records the outcome.
  * A worker that dies mid-send leaves the job to expire and run again (at least once).
  */
-
-export const PO_SEND_QUEUE = 'purchase-order-send';
-
-interface SendJob {
-  sendId: string;
-}
-
-export async function enqueueSend(tx: TxCtx, sendId: string): Promise<void> {
-  await enqueueInTransaction(tx, PO_SEND_QUEUE, [{ data: { sendId } satisfies SendJob }]);
-}
-
-function mailText(storeName: string, number: string, message: string | null): string {
-  const intro = message?.trim() || `Please find attached purchase order ${number} from ${storeName}.`;
-  return `${intro}\n\n${storeName}\n`;
-}
 
 /** Renders, mails and records one queued send; a send already settled is left alone. */
 export async function processSend(deps: Deps, sendId: string): Promise<void> {
@@ -43,19 +30,20 @@ export async function processSend(deps: Deps, sendId: string): Promise<void> {
     await deps.mailer.deliver({
       to: send.recipients.join(', '),
       cc: send.cc,
-      subject: send.subject ?? `Purchase order ${number} from ${storeName}`,
+      subject: mailSubject(storeName, number, send.subject),
       text: mailText(storeName, number, send.message),
       attachments: [{ filename: `${number}.pdf`, content: pdf, contentType: 'application/pdf' }],
     });
   } catch (err) {
     error = (err as Error).message.slice(0, 500);
   }
-  await em.execute(`update purchase_order_sends set status = ?, error = ?, finished_at = ? where id = ? and status = 'queued'`, [
-    error ? 'failed' : 'sent',
-    error,
-    new Date(),
-    sendId,
-  ]);
+  await transaction(systemContext(deps, 'worker'), async (tx) => {
+    const settled = await (tx.em as EntityManager).execute(
+      `update purchase_order_sends set status = ?, error = ?, finished_at = ? where id = ? and status = 'queued' returning id`,
+      [error ? 'failed' : 'sent', error, new Date(), sendId],
+    );
+    if (settled.length) await publishPurchaseOrder(tx, po);
+  });
 }
 
 export const purchaseOrderSendModule: Module = {

@@ -24,7 +24,8 @@ import type {
   SupplierInput,
 } from './purchase-order.types.js';
 import { assertPdfBudget, pdfEtag, pdfRows, pdfSources, renderPdf } from './purchase-order.pdf.js';
-import { enqueueSend } from './purchase-order.send.js';
+import { enqueueSend } from './purchase-order.queue.js';
+import { checkRecipients, limitSend } from './purchase-order.mail.js';
 import { Warehouse } from '../inventory/inventory.entity.js';
 import { assertSmallJson } from '../inventory/inventory.service.js';
 import { defaultWarehouseId, moveStock } from '../inventory/stock.service.js';
@@ -35,6 +36,7 @@ import type { Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { isCurrency, lineMinor, sumMinor, toMajor, toMinor } from '../../core/money.js';
 import { pageLimit } from '../../lib/pagination.js';
+import { recordRealtimeEvent } from '../../events/outbox.js';
 import { runBatch } from '../../lib/batch.js';
 
 const FINAL = new Set(['received', 'cancelled']);
@@ -99,6 +101,20 @@ async function loadChildren(ctx: Ctx, pos: PurchaseOrder[]): Promise<Loaded[]> {
 
 async function viewOf(ctx: Ctx, po: PurchaseOrder): Promise<PurchaseOrderType> {
   return view((await loadChildren(ctx, [po]))[0]);
+}
+
+/**
+ * Every change of a PO reaches realtime subscribers that name `purchaseOrderUpdated`
+ * (CONTRACT-2 §1), recorded in the write's transaction; never webhooks.
+ */
+async function emitted(tx: TxCtx, v: PurchaseOrderType): Promise<PurchaseOrderType> {
+  await recordRealtimeEvent(tx, { storeId: v.storeId, event: 'purchaseOrderUpdated', data: { store_id: v.storeId, purchaseOrder: v } });
+  return v;
+}
+
+/** The PO as it now is, published: for every write that changed it. */
+export async function publishPurchaseOrder(tx: TxCtx, po: PurchaseOrder): Promise<PurchaseOrderType> {
+  return emitted(tx, await viewOf(tx, po));
 }
 
 export async function findPurchaseOrder(ctx: Ctx, storeId: string, id: string, lock = false): Promise<PurchaseOrder> {
@@ -204,7 +220,7 @@ export async function createPurchaseOrder(ctx: Ctx, storeId: string, input: Purc
     const items = replaceItems(tx, po, drafts);
     retotal(po, items);
     await tx.em.flush();
-    return view({ po, items, receipts: [], sends: [] });
+    return emitted(tx, view({ po, items, receipts: [], sends: [] }));
   });
 }
 
@@ -301,7 +317,7 @@ export async function updatePurchaseOrder(ctx: Ctx, storeId: string, id: string,
     retotal(po, items);
     po.updatedAt = new Date();
     await tx.em.flush();
-    return viewOf(tx, po);
+    return publishPurchaseOrder(tx, po);
   });
 }
 
@@ -357,14 +373,14 @@ export async function setPurchaseOrderStatus(ctx: Ctx, storeId: string, id: stri
     const refuse = () => conflict(`A ${po.status} purchase order cannot become ${input.status}`);
     switch (input.status) {
       case 'sent':
-        if (po.status === 'sent') break;
+        if (po.status === 'sent') return viewOf(tx, po);
         if (po.status !== 'draft') throw refuse();
         po.status = 'sent';
         po.sentAt = new Date();
         po.updatedAt = new Date();
         break;
       case 'draft': {
-        if (po.status === 'draft') break;
+        if (po.status === 'draft') return viewOf(tx, po);
         if (po.status !== 'sent') throw refuse();
         const received = await tx.em.count(PurchaseOrderItem, { purchaseOrderId: po.id, qtyReceived: { $gt: 0 } });
         if (received) throw conflict('A purchase order with received items cannot return to draft');
@@ -378,7 +394,7 @@ export async function setPurchaseOrderStatus(ctx: Ctx, storeId: string, id: stri
         await receive(tx, po, input);
     }
     await tx.em.flush();
-    return viewOf(tx, po);
+    return publishPurchaseOrder(tx, po);
   });
 }
 
@@ -391,6 +407,7 @@ async function cancelOne(tx: TxCtx, storeId: string, id: string, reason: string 
     po.cancelReason = reason?.trim() || null;
     po.updatedAt = new Date();
     await tx.em.flush();
+    return publishPurchaseOrder(tx, po);
   }
   return viewOf(tx, po);
 }
@@ -410,6 +427,9 @@ async function sendOne(tx: TxCtx, storeId: string, id: string, input: PurchaseOr
   if (FINAL.has(po.status)) throw finalConflict(po);
   const to = input.to?.length ? input.to : po.supplier.email ? [po.supplier.email] : [];
   if (!to.length) throw invalid('to', 'the supplier has no email: give the recipients');
+  const cc = input.cc ?? [];
+  await checkRecipients(tx, po, { to, cc });
+  limitSend(tx, storeId);
   const now = new Date();
   if (po.status === 'draft') {
     po.status = 'sent';
@@ -419,14 +439,14 @@ async function sendOne(tx: TxCtx, storeId: string, id: string, input: PurchaseOr
   const send = tx.em.create(PurchaseOrderSend, {
     purchaseOrderId: po.id,
     recipients: to,
-    cc: input.cc ?? [],
+    cc,
     subject: input.subject ?? null,
     message: input.message ?? null,
     at: now,
   });
   await tx.em.flush();
   await enqueueSend(tx, send.id);
-  return viewOf(tx, po);
+  return publishPurchaseOrder(tx, po);
 }
 
 export async function sendPurchaseOrder(ctx: Ctx, storeId: string, id: string, input: PurchaseOrderSendInput): Promise<PurchaseOrderType> {

@@ -17,6 +17,7 @@ import type { Ctx } from '../../core/context.js';
 import { conflict, invalid, notFound } from '../../core/errors.js';
 import { holdsPermission } from '../../core/policy.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
+import { HTTP_URL_MESSAGE, isHttpUrl } from '../../core/input.js';
 import { exponent, isCurrency, toMajor, toMinor } from '../../core/money.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { mergePatch } from '../../lib/json.js';
@@ -109,6 +110,7 @@ export async function patchPrice(ctx: Ctx, storeId: string, id: string, patch: R
     const doc = mergePatch({ name: current.name, logoUrl: current.logoUrl, currency: current.currency, status: current.status, prices: current.prices }, patch) as Record<string, unknown>;
     if (typeof doc.name !== 'string' || doc.name.trim().length < 1 || doc.name.length > 200) throw invalid('name', 'must be 1 to 200 characters');
     if (doc.logoUrl != null && (typeof doc.logoUrl !== 'string' || doc.logoUrl.length > 2048)) throw invalid('logoUrl', 'must be a string of at most 2048 characters, or null');
+    if (doc.logoUrl != null && !isHttpUrl(doc.logoUrl)) throw invalid('logoUrl', HTTP_URL_MESSAGE);
     if (typeof doc.currency !== 'string') throw invalid('currency', 'is required');
     if (typeof doc.status !== 'string' || !(PRICE_STATUSES as readonly string[]).includes(doc.status)) throw invalid('status', `must be one of ${PRICE_STATUSES.join(', ')}`);
     p.currency = checkCurrency(doc.currency);

@@ -3,6 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { DELIVERY_TYPES, METHOD_POLICIES, METHOD_STATUSES, PRICE_STATUSES } from './shipping.entity.js';
 import { graphqlEnum } from '../../core/enums.js';
+import { IsHttpUrl } from '../../core/input.js';
 
 export const ShippingType = graphqlEnum('ShippingType', DELIVERY_TYPES, 'How an order is delivered: to the door (`home`), to a carrier desk (`desk`) or picked up at the store (`pickup`).');
 export const ShippingPriceStatus = graphqlEnum('ShippingPriceStatus', PRICE_STATUSES);
@@ -60,6 +61,7 @@ export class ShippingPriceCreateInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
+  @IsHttpUrl()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   logoUrl?: string | null;
 
@@ -87,6 +89,7 @@ export class ShippingPriceReplaceInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
+  @IsHttpUrl()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   logoUrl?: string | null;
 
@@ -168,6 +171,7 @@ export class ShippingMethodInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
+  @IsHttpUrl()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   logoUrl?: string | null;
 
@@ -205,6 +209,7 @@ export class ShippingMethodUpdateInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
+  @IsHttpUrl()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   logoUrl?: string | null;
 

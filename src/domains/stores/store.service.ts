@@ -93,7 +93,9 @@ export async function updateStore(ctx: Ctx, id: string, input: { name?: string |
   const currency = input.currency == null ? null : checkCurrency(input.currency);
   return transaction(ctx, async (tx) => {
     // The row lock orders this change with order creation, whose event bumps the store row.
-    const store = await tx.em.findOneOrFail(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    // Deleted meanwhile (after the role was read): the row is gone once the lock is granted.
+    const store = await tx.em.findOne(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!store) throw notFound('store');
     if (input.name != null) store.name = input.name.trim();
     if (currency !== null && currency !== store.currency) await changeCurrency(tx, store, currency);
     await tx.em.flush();

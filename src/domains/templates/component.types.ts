@@ -3,6 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { COMPONENT_POLICIES } from './component.entity.js';
 import { graphqlEnum } from '../../core/enums.js';
+import { IsHttpUrl } from '../../core/input.js';
 
 export const ComponentPolicy = graphqlEnum('ComponentPolicy', COMPONENT_POLICIES, 'Who sees a component: only its store (`private`), anyone with its id (`unlisted`), the marketplace (`public`), or the marketplace marked as superseded (`deprecated`).');
 /** Code is text for the storefront; 256 KiB is far above any component and well under the body limit. */
@@ -114,6 +115,7 @@ export class TemplateComponentInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
+  @IsHttpUrl()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   imageUrl?: string | null;
 
@@ -174,6 +176,7 @@ export class TemplateComponentUpdateInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
+  @IsHttpUrl()
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   imageUrl?: string | null;
 

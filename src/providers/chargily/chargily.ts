@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseProviderJson } from '../../lib/json.js';
 import { AppError } from '../../core/errors.js';
 import { exponent } from '../../core/money.js';
 import {
@@ -144,7 +145,7 @@ export function chargilyAdapter(config: { chargilyUrl: string }): PaymentAdapter
       if (!timingSafeEqual(expected, Buffer.from(given, 'hex'))) return null;
       let event: ChargilyEvent;
       try {
-        event = JSON.parse(raw.toString('utf8'));
+        event = parseProviderJson(raw.toString('utf8')) as ChargilyEvent;
       } catch {
         return null;
       }

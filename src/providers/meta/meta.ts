@@ -1,4 +1,5 @@
 import { callJson, DEFAULT_TIMEOUT_MS } from '../http.js';
+import { parseProviderJson } from '../../lib/json.js';
 import { AdsError, type AdAccount, type AdsAccountRef, type AdsProvider, type AdsToken, type ConversionEvent } from '../ads.js';
 
 export interface MetaOptions {
@@ -75,7 +76,7 @@ export class MetaAds implements AdsProvider {
     if (!res.ok) throw new AdsError('unavailable', res.reason === 'timeout' ? `Meta did not answer within ${timeoutMs} ms` : 'Meta could not be reached');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(res.text);
+      parsed = parseProviderJson(res.text);
     } catch {
       throw new AdsError('unavailable', `Meta answered something other than JSON (HTTP ${res.status})`);
     }

@@ -1,4 +1,5 @@
 import { loadGot } from '../../lib/got.js';
+import { parseProviderJson } from '../../lib/json.js';
 import { ImageProviderError, type GeneratedImage, type ImageProvider, type ImageRequest } from '../images.js';
 import { asBuffer, type CpuPool } from '../../core/cpu.js';
 import { imageLimits } from '../local-images/draw.js';
@@ -38,7 +39,7 @@ export function requestBody(model: string, prompt: string, n: number, size: stri
 
 function providerMessage(body: unknown): string | null {
   try {
-    const parsed = JSON.parse(String(body)) as { error?: { message?: unknown } };
+    const parsed = parseProviderJson(String(body)) as { error?: { message?: unknown } };
     return typeof parsed.error?.message === 'string' ? parsed.error.message.slice(0, 300) : null;
   } catch {
     return null;

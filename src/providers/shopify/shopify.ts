@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseProviderJson } from '../../lib/json.js';
 import { callJson, DEFAULT_TIMEOUT_MS } from '../http.js';
 import { WebhookMalformed, WebhookUnverifiable } from '../carrier.js';
 import {
@@ -29,7 +30,7 @@ export interface ShopifyOptions {
  * 16 digits or more is turned into a string before parsing.
  */
 export function parseShopifyJson(raw: string): unknown {
-  return JSON.parse(raw.replace(/("(?:[a-z_]+_)?id"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
+  return parseProviderJson(raw.replace(/("(?:[a-z_]+_)?id"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : null);
@@ -137,6 +138,9 @@ function nextPageInfo(link: string | string[] | undefined): string | null {
   return null;
 }
 
+/** A shop's domain as Shopify documents it. */
+const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
+
 /** Shopify's app-install flow, Admin REST API and webhooks, at the admin URL configuration gives. */
 export class ShopifyConnector implements ConnectorProvider {
   readonly provider = 'shopify';
@@ -147,11 +151,14 @@ export class ShopifyConnector implements ConnectorProvider {
     return this.opts.adminUrlTemplate.replaceAll('{shop}', shop).replace(/\/+$/, '');
   }
 
+  /**
+   * Only Shopify's own form, `<name>.myshopify.com` (a bare name gets the suffix): the admin URL
+   * is built from it, so any other host would be a server Souk sends the app's secret to.
+   */
   normalizeShop(input: string): string | null {
     let shop = input.trim().toLowerCase();
     if (/^[a-z0-9][a-z0-9-]{0,59}$/.test(shop)) shop = `${shop}.myshopify.com`;
-    const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-    return shop.length <= 255 && new RegExp(`^${label}(?:\\.${label})+$`).test(shop) ? shop : null;
+    return shop.length <= 255 && SHOP_DOMAIN.test(shop) ? shop : null;
   }
 
   installUrl(o: { shop: string; state: string; redirectUri: string; scopes: readonly string[] }): string {

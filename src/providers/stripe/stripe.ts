@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseProviderJson } from '../../lib/json.js';
 import { AppError } from '../../core/errors.js';
 import {
   baseUrl,
@@ -203,7 +204,7 @@ export function stripeAdapter(config: { stripeUrl: string }): PaymentAdapter {
       if (!secret || !verifyStripeSignature(headerValue(headers, 'stripe-signature'), raw, secret, now)) return null;
       let event: StripeEvent;
       try {
-        event = JSON.parse(raw.toString('utf8'));
+        event = parseProviderJson(raw.toString('utf8')) as StripeEvent;
       } catch {
         return null;
       }

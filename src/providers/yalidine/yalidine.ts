@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseProviderJson } from '../../lib/json.js';
 import { loadGot } from '../../lib/got.js';
 import {
   CarrierError,
@@ -54,7 +55,9 @@ function parseYalidineTime(value: unknown): Date | null {
   if (typeof value !== 'string') return null;
   const local = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)$/.exec(value.trim());
   const d = new Date(local ? `${local[1]}T${local[2]}${ALGIERS_OFFSET}` : value);
-  return /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(d.getTime()) ? d : null;
+  // A parcel's news is dated after 1970 and before 10000; anything else is no date (and not one PostgreSQL may refuse).
+  const year = d.getUTCFullYear();
+  return /^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(d.getTime()) && year >= 1970 && year <= 9999 ? d : null;
 }
 
 function quotaOf(headers: Record<string, string | string[] | undefined>): CarrierQuota | null {
@@ -86,7 +89,7 @@ function retryAfterOf(headers: Record<string, string | string[] | undefined>, no
 
 function messageOf(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown }; message?: unknown };
+    const parsed = parseProviderJson(body) as { error?: { message?: unknown }; message?: unknown };
     const m = parsed.error?.message ?? parsed.message;
     if (typeof m === 'string' && m) return m.slice(0, 300);
   } catch {
@@ -149,7 +152,7 @@ export class YalidineCarrier implements CarrierAdapter {
     if (status >= 500) throw new CarrierError('unavailable', `Yalidine failed (HTTP ${status})`);
     if (status >= 300) throw new CarrierError('rejected', `Yalidine: ${messageOf(res.body)}`);
     try {
-      return { data: JSON.parse(res.body) as T, quota: quotaOf(res.headers) };
+      return { data: parseProviderJson(res.body) as T, quota: quotaOf(res.headers) };
     } catch {
       throw new CarrierError('unavailable', 'Yalidine answered something other than JSON');
     }
@@ -288,7 +291,7 @@ function parseYalidineWebhook(headers: Record<string, string | string[] | undefi
   if (!timingSafeEqual(expected, Buffer.from(given.trim(), 'hex'))) throw new WebhookUnverifiable();
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString('utf8'));
+    body = parseProviderJson(raw.toString('utf8'));
   } catch {
     throw new WebhookMalformed('the body is not JSON');
   }
