@@ -249,8 +249,9 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     const path = req.url.split('?')[0];
     // The Feeef face reads its SDK's empty `Bearer ` as no token.
     const header = path.startsWith(FEEEF_PREFIX) ? normalizeAuthorization(req.headers.authorization) : req.headers.authorization;
-    if (header === undefined || !/^Bearer(?:\s|$)/i.test(header.trim())) return;
     const graphql = path === '/graphql' || path === '/graphql/stream';
+    // GraphQL has no provider credentials to carry: any scheme there is checked (and refused).
+    if (header === undefined || (!graphql && !/^Bearer(?:\s|$)/i.test(header.trim()))) return;
     const ctx = graphql ? await requestContext(req) : noteContext(req, await createContext(deps, header, req.ip));
     if (!ctx.authFailure) return;
     if (!graphql) return sendProblem(reply, problem('UNAUTHENTICATED', ctx.authFailure));
