@@ -409,6 +409,10 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
   }
 }
 
+/** Route config of routes whose handler refuses an invalid bearer token before anything else. */
+export const TOKEN_CHECKED = { tokenChecked: true } as const;
+export const tokenCheckedByRoute = (req: FastifyRequest): boolean => (req.routeOptions.config as { tokenChecked?: boolean } | undefined)?.tokenChecked === true;
+
 export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[], options: RegisterOptions = {}): void {
   // Each route's fixed documents run as compiled operations once they are in use.
   const operations = new OperationCache(schema);
@@ -420,6 +424,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
     app.route({
       method: c.route.method,
       url: c.fastifyPath,
+      // The handler resolves the token itself, first: the server's token hook need not do it twice.
+      config: TOKEN_CHECKED,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const authorization = options.authorization ? options.authorization(req.headers.authorization) : req.headers.authorization;
         // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.

@@ -8,7 +8,7 @@ import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
 import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
 import { GraphQLError, specifiedRules, validate } from 'graphql';
 import { graphqlLimits } from './graphql-limits.js';
-import { compileRoutes, registerRoutes } from '../../rest-compat/router.js';
+import { compileRoutes, registerRoutes, tokenCheckedByRoute } from '../../rest-compat/router.js';
 import { buildOpenApi } from '../../rest-compat/openapi.js';
 import { registerFeeef } from '../../rest-compat/feeef/face.js';
 import { normalizeAuthorization, PREFIX as FEEEF_PREFIX } from '../../rest-compat/feeef/route.js';
@@ -246,6 +246,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   // (provider ingress, signed asset URLs, probes). Another scheme is left to the route: a provider
   // may carry its own credentials (Stripe's basic auth in the endpoint URL).
   app.addHook('preHandler', async (req, reply) => {
+    if (tokenCheckedByRoute(req)) return;
     const path = req.url.split('?')[0];
     // The Feeef face reads its SDK's empty `Bearer ` as no token.
     const header = path.startsWith(FEEEF_PREFIX) ? normalizeAuthorization(req.headers.authorization) : req.headers.authorization;
