@@ -241,6 +241,25 @@ describe('render once, serve many', () => {
     assert.equal(((await second.json()) as { html: string }).html, '<p>from the row</p>', 'a write that leaves the body keeps its HTML');
   });
 
+  test('views racing writes: every answer is one version of the page (its title, HTML and ETag together), however the HTML is cached', async () => {
+    const p = await create({ title: 'Race 0', slug: 'race', status: 'published', body: 'body 0' });
+    const seen: string[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const views = Array.from({ length: 8 }, () => view('race'));
+      const write = api('PATCH', `${base}/${p.id}${q()}`, { token: owner.token, body: { title: `Race ${i}`, body: `body ${i}` } });
+      for (const res of await Promise.all(views)) {
+        assert.equal(res.status, 200);
+        const { title, html } = (await res.json()) as { title: string; html: string };
+        const n = Number(title.slice('Race '.length));
+        assert.equal(html, `<p>body ${n}</p>\n`, `title ${title} came with ${html}`);
+        assert.equal(res.headers.get('etag'), `"${p.id}.${n + 1}"`);
+        seen.push(title);
+      }
+      assert.equal((await write).status, 200);
+    }
+    assert.ok(new Set(seen).size > 1, 'the views saw the writes');
+  });
+
   test('a page stored before HTML was: its first view renders and stores it, once, and GraphQL renders nothing not asked for', async () => {
     const p = await create({ title: 'Legacy', slug: 'legacy', status: 'published', body: '**old**' });
     await sql('update pages set html = null where id = ?', [p.id]);

@@ -2,7 +2,7 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Page, PageRedirect, type Seo } from './page.entity.js';
 import { PageViewType, type PageInput, type PagePage, type PageType, type PageUpdateInput, type SeoInput } from './page.types.js';
 import { renderBody } from './render.js';
-import type { Ctx } from '../../core/context.js';
+import type { Ctx, Deps } from '../../core/context.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { page as pageOf, pageLimit } from '../../lib/pagination.js';
@@ -210,19 +210,78 @@ async function renderAndStore(ctx: Ctx, p: Page): Promise<string> {
  * only when the query selects it, so only such a view fills a missing HTML.
  */
 export async function viewPage(ctx: Ctx, storeId: string, slug: string): Promise<PageViewType> {
+  const current = await viewBySlug(ctx, storeId, slug);
+  if (current) return current;
   const populate = { populate: ['html'] as const };
-  let p = await ctx.em.findOne(Page, { storeId, slug, status: 'published' }, populate);
-  let moved = false;
-  if (!p) {
-    const redirect = await ctx.em.findOne(PageRedirect, { storeId, slug });
-    p = redirect ? await ctx.em.findOne(Page, { id: redirect.pageId, storeId, status: 'published' }, populate) : null;
-    moved = true;
-  }
+  const redirect = await ctx.em.findOne(PageRedirect, { storeId, slug });
+  const p = redirect ? await ctx.em.findOne(Page, { id: redirect.pageId, storeId, status: 'published' }, populate) : null;
   if (!p) throw notFound('page');
   const page = p;
   const v = pageView(page);
+  return newView({ slug: page.slug, moved: true, title: v.title, seo: v.seo, updatedAt: v.updatedAt, etag: pageEtag(page) }, () => page.html ?? fillHtml(ctx, page));
+}
+
+function newView(fields: Omit<PageViewType, 'htmlSource' | 'html'>, htmlSource: PageViewType['htmlSource']): PageViewType {
   const view = new PageViewType();
-  Object.assign(view, { slug: page.slug, moved, title: v.title, seo: v.seo, updatedAt: v.updatedAt, etag: pageEtag(page) });
-  view.htmlSource = () => page.html ?? fillHtml(ctx, page);
+  Object.assign(view, fields);
+  view.htmlSource = htmlSource;
   return view;
+}
+
+/** Stored HTML of recently viewed pages, by store and slug, with the version it belongs to. */
+interface KnownHtml {
+  id: string;
+  version: number;
+  html: string;
+}
+/** How much HTML (UTF-16 code units) a process keeps for views; least recently viewed goes first. */
+const VIEW_CACHE_UNITS = 16 * 1024 * 1024;
+const viewCaches = new WeakMap<Deps, { pages: Map<string, KnownHtml>; units: number }>();
+
+function viewCache(deps: Deps) {
+  let cache = viewCaches.get(deps);
+  if (!cache) viewCaches.set(deps, (cache = { pages: new Map(), units: 0 }));
+  return cache;
+}
+
+/**
+ * A published page by its current slug in one statement. The HTML comes from this process's
+ * cache when the row still has the version cached (the statement then leaves it out), so a page
+ * viewed often costs a small row, not its HTML, per view; any write changes the version, so a
+ * cached HTML can never be served with another version's title or ETag.
+ */
+async function viewBySlug(ctx: Ctx, storeId: string, slug: string): Promise<PageViewType | null> {
+  const cache = viewCache(ctx.deps);
+  const key = `${storeId}\u0000${slug}`;
+  const known = cache.pages.get(key);
+  const [row] = (await ctx.em.execute(
+    `select id, slug, title, version, seo, updated_at, html is null as unrendered,
+            case when id = ? and version = ? then null else html end as html
+       from pages where store_id = ? and slug = ? and status = 'published'`,
+    [known?.id ?? '', known?.version ?? -1, storeId, slug],
+  )) as Array<{ id: string; slug: string; title: string; version: number; seo: Seo | null; updated_at: Date; unrendered: boolean; html: string | null }>;
+  if (!row) return null;
+  const fields = {
+    slug: row.slug,
+    moved: false,
+    title: row.title,
+    seo: { title: row.seo?.title ?? null, description: row.seo?.description ?? null },
+    updatedAt: new Date(row.updated_at).toISOString(),
+    etag: pageEtag(row),
+  };
+  if (row.unrendered) {
+    // A page from before stored HTML: rendered once, on the view that selects it.
+    return newView(fields, async () => fillHtml(ctx, await ctx.em.findOneOrFail(Page, { id: row.id }, { populate: ['html'] })));
+  }
+  const html = row.html ?? known!.html;
+  cache.pages.delete(key);
+  if (known && row.html !== null) cache.units -= known.html.length;
+  if (!known || row.html !== null) cache.units += html.length;
+  cache.pages.set(key, { id: row.id, version: row.version, html });
+  for (const [k, v] of cache.pages) {
+    if (cache.units <= VIEW_CACHE_UNITS) break;
+    cache.pages.delete(k);
+    cache.units -= v.html.length;
+  }
+  return newView(fields, () => html);
 }
