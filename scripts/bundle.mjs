@@ -3,6 +3,7 @@
 // CPU pool's worker thread entry (src/cpu/worker.ts) as a second one beside it. Loading one file instead of
 // ~300 modules through tsx's loader takes a second off every start. Rebuilt when any input
 // changed since the last build, so editing a source and running `npm start` picks it up.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,14 +27,29 @@ const stamp = (file) => {
   }
 };
 
-function isFresh() {
+/** A file's content: asked only when its stamp moved (a copy that did not keep its time). */
+const digest = (file) => {
+  try {
+    return createHash('sha256').update(readFileSync(join(ROOT, file))).digest('base64url');
+  } catch {
+    return 'missing';
+  }
+};
+
+/** The first input whose content changed since the bundle was built, or null when none did. */
+export function changedInput() {
   let recorded;
   try {
     recorded = JSON.parse(readFileSync(INPUTS, 'utf8'));
   } catch {
-    return false;
+    return INPUTS;
   }
-  return Object.entries(recorded).every(([file, s]) => stamp(file) === s) && [BUNDLE, WORKER].every((f) => existsSync(f));
+  if (![BUNDLE, WORKER].every((f) => existsSync(f))) return BUNDLE;
+  for (const [file, r] of Object.entries(recorded)) {
+    if (typeof r !== 'object' || r === null) return file;
+    if (stamp(file) !== r.stamp && digest(file) !== r.sha256) return file;
+  }
+  return null;
 }
 
 /**
@@ -51,7 +67,7 @@ function externals() {
 
 /** Returns the bundle's path, building it first when it is missing or older than a source. */
 export async function ensureBundle({ force = false } = {}) {
-  if (!force && isFresh()) return BUNDLE;
+  if (!force && changedInput() === null) return BUNDLE;
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: ROOT,
@@ -75,7 +91,7 @@ export async function ensureBundle({ force = false } = {}) {
   const files = result.outputFiles.sort((a) => (a.path.endsWith('.map') ? -1 : 1));
   for (const f of files) writeFileSync(f.path + tmp, f.contents);
   for (const f of files) renameSync(f.path + tmp, f.path);
-  const inputs = Object.fromEntries([...Object.keys(result.metafile.inputs), ...BUILD_INPUTS].map((f) => [f, stamp(f)]));
+  const inputs = Object.fromEntries([...Object.keys(result.metafile.inputs), ...BUILD_INPUTS].map((f) => [f, { stamp: stamp(f), sha256: digest(f) }]));
   writeFileSync(INPUTS + tmp, JSON.stringify(inputs));
   renameSync(INPUTS + tmp, INPUTS);
   return BUNDLE;

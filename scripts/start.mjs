@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { BUNDLE, ensureBundle } from './bundle.mjs';
+import { BUNDLE, changedInput, ensureBundle } from './bundle.mjs';
 
 // Node 22+ keeps compiled code between starts; Node 20 has no such cache.
 module.enableCompileCache?.();
@@ -15,6 +15,6 @@ try {
 } catch (err) {
   // A read-only install (an image run as another user) keeps the bundle it was built with.
   if (!existsSync(BUNDLE)) throw err;
-  console.error(`souk: the start bundle could not be rebuilt, starting the one built before: ${err.message}`);
+  console.error(`souk: the start bundle could not be rebuilt (${changedInput() ?? 'no input'} changed), starting the one built before: ${err.message}`);
 }
 await import(pathToFileURL(bundle).href);

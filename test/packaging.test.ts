@@ -6,7 +6,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { changedInput, ensureBundle } from '../scripts/bundle.mjs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -183,6 +184,19 @@ const ciRun = read('.ci/run');
 const compose = read('compose.yaml');
 
 describe('packaging', () => {
+  test("a copy that does not keep a source's modification time keeps the start bundle (its content decides)", async () => {
+    await ensureBundle();
+    assert.equal(changedInput(), null);
+    const file = join(ROOT, 'src/main.ts');
+    const { atime, mtime } = statSync(file);
+    try {
+      utimesSync(file, atime, new Date(mtime.getTime() + 7_000));
+      assert.equal(changedInput(), null, 'a moved time with the same content is not a change');
+    } finally {
+      utimesSync(file, atime, mtime);
+    }
+  });
+
   test('Dockerfile, package.json, compose.yaml and .ci/run agree', () => {
     assert.deepEqual(packagingProblems(dockerfile, pkg, ciRun, compose), []);
   });

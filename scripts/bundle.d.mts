@@ -1,0 +1,7 @@
+// Types of bundle.mjs for the TypeScript that imports it (tests).
+export declare const ROOT: string;
+export declare const BUNDLE: string;
+/** The first input whose content changed since the bundle was built, or null when none did. */
+export declare function changedInput(): string | null;
+/** Returns the bundle's path, building it first when it is missing or an input changed. */
+export declare function ensureBundle(opts?: { force?: boolean }): Promise<string>;
