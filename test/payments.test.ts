@@ -617,3 +617,35 @@ describe('cash on delivery', () => {
     assert.equal(last.data.previous_data.paymentStatus, 'pending');
   });
 });
+
+describe('a store deleted while its payments talk to the provider', () => {
+  test('checkouts and refunds in flight answer 404 or 409, never a 5xx; the delete answers 204', async () => {
+    const rounds = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const s = await shop();
+        const { order } = await stripePaid(s, 100);
+        const second = await newOrder(s, 300);
+        return { s, order, second };
+      }),
+    );
+    stripe.delayMs = 400;
+    try {
+      // Each round: a refund and a checkout wait on the provider while the store is deleted.
+      const answers = await Promise.all(
+        rounds.map(async ({ s, order, second }) => {
+          const refund = api('POST', `${pay(order.id)}/refund`, { token: s.token, body: { amount: 10 } });
+          const started = checkout(s, second.id, 'stripe');
+          await new Promise((r) => setTimeout(r, 150));
+          const deleted = await api('DELETE', `/v1/stores/${s.storeId}`, { token: s.token });
+          return { refund: await refund, checkout: await started, deleted };
+        }),
+      );
+      for (const a of answers) {
+        assert.equal(a.deleted.status, 204, a.deleted.text);
+        for (const res of [a.refund, a.checkout]) assert.ok([200, 201, 404, 409].includes(res.status), `${res.status} ${res.text}`);
+      }
+    } finally {
+      stripe.delayMs = 0;
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { NotFoundError } from '@mikro-orm/core';
 /** The one error vocabulary (CONTRACT section 3), shared by GraphQL, REST, SSE and workers. */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -88,9 +89,12 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  * A foreign-key violation (23503) means a row the write names was deleted by a concurrent
  * transaction (the checks are deferred to commit): the store itself (NOT_FOUND) or another
  * record (CONFLICT, try again). Recognized by PostgreSQL's SQLSTATE and detail, whichever
- * statement raised it; anything else is not the vocabulary's and stays null.
+ * statement raised it; a row that must exist and is gone (MikroORM's NotFoundError) is a CONFLICT
+ * too; anything else is not the vocabulary's and stays null.
  */
 export function vanishedReference(err: unknown): AppError | null {
+  // A row read again after a provider call (findOneOrFail) is gone: its store was deleted meanwhile.
+  if (err instanceof NotFoundError) return conflict('A record this request works on was deleted meanwhile');
   const e = err as { code?: unknown; detail?: unknown } | null;
   if (e?.code !== '23503') return null;
   if (typeof e.detail === 'string' && /is not present in table "stores"/.test(e.detail)) return notFound('store');
