@@ -180,21 +180,19 @@ async function lockProduct(tx: TxCtx, storeId: string, id: string): Promise<Prod
 
 const GET_SQL = `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.id = ? and p.store_id = ?`;
 
-export async function getProduct(ctx: Ctx, storeId: string, id: string): Promise<ProductType> {
-  const [row] = await readRows(ctx, GET_SQL, [id, storeId]);
-  if (!row) throw notFound('product');
-  rememberCurrency(storeId, row.currency);
-  return rowView(row);
-}
-
 const BY_SLUG_SQL = `select ${PRODUCT_COLUMNS} from products p join stores s on s.id = p.store_id where p.store_id = ? and p.slug = ?`;
 
-export async function getProductBySlug(ctx: Ctx, storeId: string, slug: string): Promise<ProductType> {
-  const [row] = await readRows(ctx, BY_SLUG_SQL, [storeId, slug]);
+/** One product of a store by one of its statements, or 404. */
+async function oneProduct(ctx: Ctx, storeId: string, sql: string, params: unknown[]): Promise<ProductType> {
+  const [row] = await readRows(ctx, sql, params);
   if (!row) throw notFound('product');
   rememberCurrency(storeId, row.currency);
   return rowView(row);
 }
+
+export const getProduct = (ctx: Ctx, storeId: string, id: string): Promise<ProductType> => oneProduct(ctx, storeId, GET_SQL, [id, storeId]);
+
+export const getProductBySlug = (ctx: Ctx, storeId: string, slug: string): Promise<ProductType> => oneProduct(ctx, storeId, BY_SLUG_SQL, [storeId, slug]);
 
 /** A product as its payload shows it, built by SQL from the row `p` (price in major units of a currency with `e` decimals). */
 const productJson = (p: string, e: number) => {
