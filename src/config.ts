@@ -45,6 +45,16 @@ export interface Config {
   sessionTtlMs: number;
   /** Yalidine's API base URL (tests point it at a local fake). */
   yalidineUrl: string;
+  /** Procolis (ZR Express), Noest and Zimou Express API base URLs. */
+  procolisUrl: string;
+  noestUrl: string;
+  zimouUrl: string;
+  /**
+   * Origins a store's Ecotrack or EcoManager `baseUrl` may name (each courier and each shop has
+   * its own address): `scheme://host[:port]`, `*.` standing for any subdomain.
+   */
+  ecotrackOrigins: string[];
+  ecomanagerOrigins: string[];
   /** Chargily Pay v2 base URL (checkouts at `/api/v2/checkouts`); the test mode is `https://pay.chargily.net/test`. */
   chargilyUrl: string;
   /** Stripe API base URL. */
@@ -162,6 +172,17 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string 
   return raw.replace(/\/+$/, '');
 }
 
+/** A comma list of origin patterns (`https://*.ecotrack.dz`, `http://127.0.0.1:8080`); anything else stops the start. */
+function originPatterns(env: NodeJS.ProcessEnv, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of list) {
+    if (!/^https?:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/i.test(o)) throw new ConfigError(`${name}: "${o}" is not an origin pattern like https://*.example.dz or http://127.0.0.1:8080`);
+  }
+  return list;
+}
+
 /** A URL template holding `{shop}`: http(s) once a shop domain fills it in, checked at start. */
 function shopTemplateVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name];
@@ -273,6 +294,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: flag(env.SOUK_METRICS),
     metricsPort: env.SOUK_METRICS_PORT ? intVar(env, 'SOUK_METRICS_PORT', 0, 1, 65535) : null,
     yalidineUrl: urlVar(env, 'SOUK_YALIDINE_URL', 'https://api.yalidine.app/v1'),
+    procolisUrl: urlVar(env, 'SOUK_PROCOLIS_URL', 'https://procolis.com/api_v1'),
+    noestUrl: urlVar(env, 'SOUK_NOEST_URL', 'https://app.noest-dz.com'),
+    zimouUrl: urlVar(env, 'SOUK_ZIMOU_URL', 'https://zimou.express/api'),
+    ecotrackOrigins: originPatterns(env, 'SOUK_ECOTRACK_ORIGINS', ['https://*.ecotrack.dz']),
+    ecomanagerOrigins: originPatterns(env, 'SOUK_ECOMANAGER_ORIGINS', ['https://*.ecomanager.dz']),
     aiProvider: aiProvider(env.SOUK_AI_PROVIDER),
     aiImagesUrl: urlVar(env, 'SOUK_AI_IMAGES_URL', 'https://api.openai.com/v1'),
     aiApiKey: env.SOUK_AI_API_KEY || null,

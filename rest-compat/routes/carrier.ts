@@ -106,9 +106,23 @@ export default group('carrier', [
     operation: `query($storeId: ID!, $parcelId: ID!) { parcel(storeId: $storeId, id: $parcelId) { ${PARCEL} } }`,
   }),
   route({
+    method: 'GET',
+    path: `${base}/parcels/{parcelId}/label`,
+    summary: "The parcel's label from the carrier: {url} (Yalidine, Zimou) or {contentType: application/pdf, data: base64} (Ecotrack, Noest); 501 where the carrier has no label API",
+    operation: 'query($storeId: ID!, $parcelId: ID!) { parcelLabel(storeId: $storeId, id: $parcelId) { url contentType data } }',
+    upstream: true,
+  }),
+  route({
+    method: 'GET',
+    path: `${base}/wilayaFees`,
+    summary: "Fees to every deliverable wilaya from the integration's fromWilaya: the carrier's table, or each wilaya's lowest commune fee",
+    operation: 'query($storeId: ID!) { carrierWilayaFees(storeId: $storeId) { data { wilayaCode home stopDesk } } }',
+    upstream: true,
+  }),
+  route({
     method: 'POST',
     path: `${base}/parcels/{parcelId}/cancel`,
-    summary: 'Cancel at the carrier a parcel not yet picked up; the order may be sent again',
+    summary: 'Cancel at the carrier a parcel not yet picked up (or, for a carrier that cannot be asked, a creation whose answer was lost); the order may be sent again',
     operation: `mutation($storeId: ID!, $parcelId: ID!) { cancelParcel(storeId: $storeId, id: $parcelId) { ${PARCEL} } }`,
   }),
 ]);

@@ -1,6 +1,6 @@
 /**
- * What Souk needs of a delivery carrier. Yalidine is the first adapter; an Ecotrack-style
- * carrier implements the same interface and is picked by the integration's `provider`.
+ * What Souk needs of a delivery carrier: Yalidine, Ecotrack, Procolis (ZR Express), Noest, Zimou
+ * Express and EcoManager implement it, and the integration's `provider` picks one.
  * Amounts here are whole dinars (the carriers' own unit); the domain converts.
  */
 
@@ -44,6 +44,13 @@ export interface CarrierFees {
   /** Per kilogram above the included weight. */
   oversizeFeePerKg: number;
   includedWeightKg: number;
+}
+
+/** One wilaya's fees, for carriers that price by wilaya rather than by commune. */
+export interface CarrierWilayaFee {
+  wilayaCode: number;
+  home: number | null;
+  stopDesk: number | null;
 }
 
 export interface CarrierParcelRequest {
@@ -91,20 +98,32 @@ export interface CarrierEvent {
   labelUrl: string | null;
 }
 
+/** A parcel's label: a link the carrier serves, or the PDF it answered with. */
+export type CarrierLabel = { url: string } | { pdf: Buffer };
+
 export interface CarrierAdapter {
   readonly provider: string;
+  /**
+   * Whether `track({orderIds})` finds a parcel by Souk's order id. Without it a creation whose
+   * answer was lost cannot be told apart from one that never happened, so it is never retried.
+   */
+  readonly findsByOrderId: boolean;
   /** A cheap authenticated call: proves the credentials and reads the quota. */
   test(): Promise<{ latencyMs: number; quota: CarrierQuota | null }>;
   wilayas(): Promise<CarrierWilaya[]>;
   /** Communes with their stop desks; all of them without a wilaya. */
   communes(wilayaCode?: number): Promise<CarrierCommune[]>;
   fees(fromWilaya: number, toWilaya: number): Promise<CarrierFees>;
+  /** Fees to every wilaya in one call, for carriers that publish a table; absent: asked wilaya by wilaya. */
+  wilayaFees?(fromWilaya: number): Promise<CarrierWilayaFee[]>;
   /** Creates parcels in one call; the answer is keyed by order id. */
   create(parcels: CarrierParcelRequest[]): Promise<Map<string, CreateOutcome>>;
   /** Current state of parcels, by tracking number or by order id. */
   track(query: { trackings?: string[]; orderIds?: string[] }): Promise<CarrierParcelState[]>;
   /** Cancels a parcel the carrier has not picked up yet; false when it refuses. */
   cancel(tracking: string): Promise<boolean>;
+  /** The parcel's label; null when the carrier has no label API or no label for it. */
+  label(tracking: string): Promise<CarrierLabel | null>;
   /** Verifies the signature over the raw body and returns its events; throws WebhookUnverifiable. */
   parseWebhook(headers: Record<string, string | string[] | undefined>, raw: Buffer, secret: string): CarrierEvent[];
 }
@@ -124,6 +143,9 @@ export class CarrierError extends Error {
     this.name = 'CarrierError';
   }
 }
+
+/** The refusal of a carrier that has no such API, so that the route says so. */
+export class CarrierUnsupported extends Error {}
 
 /** A webhook that cannot be verified; the ingress answers every such case identically. */
 export class WebhookUnverifiable extends Error {}

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Ctx, Deps } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import { CarrierError, type CarrierAdapter, type CarrierCommune, type CarrierWilaya } from '../../providers/carrier.js';
+import { CarrierError, CarrierUnsupported, type CarrierAdapter, type CarrierCommune, type CarrierWilaya } from '../../providers/carrier.js';
+import { originAllowed } from '../../providers/carrier-http.js';
+import { EcotrackCarrier } from '../../providers/ecotrack/ecotrack.js';
 import { YalidineCarrier } from '../../providers/yalidine/yalidine.js';
 import { loadIntegration, markIntegration, type LoadedIntegration } from '../integrations/integration.access.js';
-import { DEFAULT_ORDER_STATUS_MAP, wilayaCode } from '../integrations/integration.kinds.js';
+import { baseUrlOrigins, CARRIER_PROVIDERS, DEFAULT_ORDER_STATUS_MAP, wilayaCode } from '../integrations/integration.kinds.js';
 
 /** A store's carrier, ready to call: the adapter and the settings the domain reads. */
 export interface CarrierHandle {
@@ -18,40 +20,86 @@ export interface CarrierHandle {
   statusMap: Record<string, string>;
 }
 
-export function adapterFor(deps: Deps, provider: string, apiId: string, apiToken: string): CarrierAdapter {
+/** What an adapter is built from: the integration's settings and decrypted secrets. */
+export interface CarrierSettings {
+  apiId?: string;
+  baseUrl?: string;
+  userGuid?: string;
+  apiToken?: string;
+  apiKey?: string;
+}
+
+export function adapterFor(deps: Deps, provider: string, s: CarrierSettings): CarrierAdapter {
+  const c = deps.config;
+  const token = s.apiToken ?? '';
   switch (provider) {
     case 'yalidine':
-      return new YalidineCarrier({ baseUrl: deps.config.yalidineUrl, apiId, apiToken });
+      return new YalidineCarrier({ baseUrl: c.yalidineUrl, apiId: s.apiId ?? '', apiToken: token });
+    case 'ecotrack':
+      return new EcotrackCarrier({ baseUrl: allowedBase(deps, provider, s.baseUrl), apiToken: token });
     default:
       throw new AppError('NOT_CONFIGURED', `The carrier ${provider} is not supported by this server`);
   }
 }
 
+/** A per-store base URL, checked against the allow-list at every use (it may have changed since the URL was saved). */
+function allowedBase(deps: Deps, provider: string, baseUrl: string | undefined): string {
+  const origins = baseUrlOrigins(deps.config, provider);
+  if (!baseUrl || !originAllowed(baseUrl, origins)) throw new AppError('NOT_CONFIGURED', `This store's ${provider} baseUrl is not an address this server allows (${origins.join(', ')})`);
+  return baseUrl;
+}
+
+const setting = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+/** The secrets the integration's provider needs and lacks (none: it can be called). */
+function missingSecrets(provider: string, secrets: Record<string, string>): string[] {
+  return (CARRIER_PROVIDERS[provider]?.secrets ?? ['apiToken']).filter((name) => !secrets[name]);
+}
+
 /** The handle of a loaded integration, or null when it is disabled or incomplete. */
 export function handleOf(deps: Deps, storeId: string, loaded: LoadedIntegration | null): CarrierHandle | null {
   if (!loaded || !loaded.row.enabled) return null;
-  const apiId = loaded.config.apiId;
-  const token = loaded.secrets.apiToken;
+  const provider = loaded.row.provider ?? 'yalidine';
   const from = wilayaCode(loaded.config.fromWilaya);
-  if (typeof apiId !== 'string' || !token || from === null) return null;
+  if (from === null || missingSecrets(provider, loaded.secrets).length) return null;
+  if ((CARRIER_PROVIDERS[provider]?.config ?? []).some((field) => !setting(loaded.config[field]))) return null;
+  const settings: CarrierSettings = {
+    apiId: setting(loaded.config.apiId),
+    baseUrl: setting(loaded.config.baseUrl),
+    userGuid: setting(loaded.config.userGuid),
+    apiToken: loaded.secrets.apiToken,
+    apiKey: loaded.secrets.apiKey,
+  };
+  let adapter: CarrierAdapter;
+  try {
+    adapter = adapterFor(deps, provider, settings);
+  } catch {
+    return null;
+  }
   const map = loaded.config.orderStatusMap;
   return {
     storeId,
-    provider: loaded.row.provider ?? 'yalidine',
-    account: createHash('sha256').update(`${apiId}\n${token}`).digest('base64url'),
-    adapter: adapterFor(deps, loaded.row.provider ?? 'yalidine', apiId, token),
+    provider,
+    account: createHash('sha256').update(JSON.stringify([provider, settings])).digest('base64url'),
+    adapter,
     fromWilaya: from,
     statusMap: map && typeof map === 'object' ? (map as Record<string, string>) : DEFAULT_ORDER_STATUS_MAP,
   };
 }
 
-/** The store's enabled carrier, or 503 NOT_CONFIGURED naming what is missing. */
-export async function requireCarrier(ctx: Ctx, storeId: string): Promise<CarrierHandle> {
+/** The store's enabled carrier, or 503 NOT_CONFIGURED naming what is missing; `provider`, when given, must be the one configured. */
+export async function requireCarrier(ctx: Ctx, storeId: string, provider?: string | null): Promise<CarrierHandle> {
   const loaded = await loadIntegration(ctx, storeId, 'carrier');
   if (!loaded) throw new AppError('NOT_CONFIGURED', 'This store has no carrier integration (PUT /v1/stores/{id}/integrations/carrier)');
+  const configured = loaded.row.provider ?? 'yalidine';
+  if (provider && provider !== configured) throw new AppError('NOT_CONFIGURED', `This store's carrier integration is ${configured}, not ${provider}`);
   if (!loaded.row.enabled) throw new AppError('NOT_CONFIGURED', "This store's carrier integration is disabled");
-  if (!loaded.secrets.apiToken) throw new AppError('NOT_CONFIGURED', "This store's carrier integration has no secrets.apiToken");
-  return handleOf(ctx.deps, storeId, loaded)!;
+  const missing = missingSecrets(configured, loaded.secrets);
+  if (missing.length) throw new AppError('NOT_CONFIGURED', `This store's carrier integration has no ${missing.map((m) => `secrets.${m}`).join(' or ')}`);
+  const handle = handleOf(ctx.deps, storeId, loaded);
+  // A complete integration whose base URL the server no longer allows: adapterFor says so.
+  if (!handle) adapterFor(ctx.deps, configured, { baseUrl: setting(loaded.config.baseUrl) });
+  return handle!;
 }
 
 /**
@@ -59,6 +107,7 @@ export async function requireCarrier(ctx: Ctx, storeId: string): Promise<Carrier
  * becomes `error`; rate limited → 429 with Retry-After; anything else from the carrier → 502.
  */
 export async function carrierFailure(ctx: Ctx, handle: Pick<CarrierHandle, 'storeId' | 'provider'>, err: unknown): Promise<unknown> {
+  if (err instanceof CarrierUnsupported) return new AppError('NOT_IMPLEMENTED', err.message);
   if (!(err instanceof CarrierError)) return err;
   switch (err.kind) {
     case 'auth':

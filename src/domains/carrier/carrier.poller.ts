@@ -3,6 +3,7 @@ import { runsWork, type Module } from '../../core/module.js';
 import { transaction } from '../../core/tx.js';
 import { CarrierError, type CarrierParcelState } from '../../providers/carrier.js';
 import { loadIntegration, markIntegration } from '../integrations/integration.access.js';
+import { CARRIER_PROVIDERS } from '../integrations/integration.kinds.js';
 import { handleOf } from './carrier.client.js';
 import { systemContext } from '../../core/context.js';
 import { deleteCarrierWebhook } from './carrier.service.js';
@@ -13,6 +14,11 @@ export const CARRIER_POLL_QUEUE = 'carrier-poll';
 export const POLL_CRON = '*/15 * * * *';
 /** A parcel the carrier has said nothing about for this long is asked about. */
 export const QUIET_MS = 6 * 3600_000;
+/** The same for carriers that push nothing: polling is all Souk hears from them. */
+export const POLLED_QUIET_MS = 3600_000;
+const POLLED_PROVIDERS = Object.entries(CARRIER_PROVIDERS)
+  .filter(([, p]) => !p.pushes)
+  .map(([name]) => name);
 const BATCH = 500;
 const LEASE_MS = 60_000;
 
@@ -25,7 +31,8 @@ interface QuietRow {
 }
 
 /**
- * Asks the carrier about parcels with no news for 6 hours (a lost webhook heals here) and about
+ * Asks the carrier about parcels with no news for 6 hours (a lost webhook heals here; an hour for
+ * carriers that push nothing) and about
  * `creating` parcels whose creation call never answered: found, they are adopted; not found, the
  * creation never happened and the row goes, freeing the order.
  */
@@ -33,9 +40,10 @@ export async function pollQuietParcels(deps: Deps, now = new Date()): Promise<{ 
   const ctx = systemContext(deps, 'carrier-poller');
   const rows = await ctx.em.execute<QuietRow[]>(
     `select id, store_id, order_id, tracking, status from parcels
-      where status not in ('delivered', 'returned', 'cancelled') and checked_at < ? and (claimed_until is null or claimed_until < ?)
+      where status not in ('delivered', 'returned', 'cancelled') and (claimed_until is null or claimed_until < ?)
+        and checked_at < (case when provider in (?) then ?::timestamptz else ?::timestamptz end)
       order by checked_at limit ?`,
-    [new Date(now.getTime() - QUIET_MS), now, BATCH],
+    [now, POLLED_PROVIDERS, new Date(now.getTime() - POLLED_QUIET_MS), new Date(now.getTime() - QUIET_MS), BATCH],
   );
   const byStore = new Map<string, QuietRow[]>();
   for (const r of rows) byStore.set(r.store_id, [...(byStore.get(r.store_id) ?? []), r]);
@@ -48,7 +56,8 @@ export async function pollQuietParcels(deps: Deps, now = new Date()): Promise<{ 
       await touch();
       continue;
     }
-    const creating = parcels.filter((p) => p.status === 'creating');
+    // A carrier that cannot look parcels up by order leaves lost creations to the merchant.
+    const creating = handle.adapter.findsByOrderId ? parcels.filter((p) => p.status === 'creating') : [];
     const claimed = creating.length
       ? await ctx.em.execute<Array<{ id: string; order_id: string }>>(
           `update parcels set claimed_until = ? where id in (?) and status = 'creating' and (claimed_until is null or claimed_until < ?) returning id, order_id`,

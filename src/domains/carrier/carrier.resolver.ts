@@ -12,7 +12,9 @@ import {
   CarrierTestResultType,
   CarrierWebhookInput,
   CarrierWebhookType,
+  CarrierWilayaFeeList,
   CarrierWilayaList,
+  ParcelLabelType,
   ParcelPage,
   ParcelStatus,
   ParcelType,
@@ -46,8 +48,19 @@ export class CarrierResolver {
     @Arg('to', () => String, { nullable: true, description: 'Destination wilaya code (required).' }) to?: string,
     @Arg('commune', () => String, { nullable: true }) commune?: string,
     @Arg('weightKg', () => Float, { nullable: true }) weightKg?: number,
+    @Arg('provider', () => String, { nullable: true, description: "The carrier the caller means; 503 NOT_CONFIGURED when the store's carrier is another." }) provider?: string,
   ): Promise<CarrierFeeList> {
-    return carrier.carrierFees(ctx, storeId, { to, commune, weightKg });
+    return carrier.carrierFees(ctx, storeId, { to, commune, weightKg, provider });
+  }
+
+  @Query(() => CarrierWilayaFeeList, { description: "Fees to every deliverable wilaya from the integration's fromWilaya." })
+  @Allow(policies.store('store.read'))
+  carrierWilayaFees(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('provider', () => String, { nullable: true, description: "The carrier the caller means; 503 NOT_CONFIGURED when the store's carrier is another." }) provider?: string,
+  ): Promise<CarrierWilayaFeeList> {
+    return carrier.carrierWilayaFees(ctx, storeId, provider);
   }
 
   @Query(() => CarrierStatisticsType, { description: "The store's parcels counted by status and wilaya." })
@@ -57,8 +70,9 @@ export class CarrierResolver {
     @Arg('storeId', () => ID) storeId: string,
     @Arg('createdAfter', () => String, { nullable: true }) createdAfter?: string,
     @Arg('createdBefore', () => String, { nullable: true }) createdBefore?: string,
+    @Arg('provider', () => String, { nullable: true, description: 'Count only the parcels sent with this carrier.' }) provider?: string,
   ): Promise<CarrierStatisticsType> {
-    return carrier.carrierStatistics(ctx, storeId, { createdAfter, createdBefore });
+    return carrier.carrierStatistics(ctx, storeId, { createdAfter, createdBefore, provider });
   }
 
   @Query(() => ParcelPage, { description: "The store's parcels, newest first." })
@@ -78,6 +92,12 @@ export class CarrierResolver {
   @Allow(policies.store('store.read'))
   parcel(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<ParcelType> {
     return parcels.getParcel(ctx, storeId, id);
+  }
+
+  @Query(() => ParcelLabelType, { description: "The parcel's label from the carrier (501 when the carrier has no label API)." })
+  @Allow(policies.store('store.read'))
+  parcelLabel(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('id', () => ID) id: string): Promise<ParcelLabelType> {
+    return parcels.parcelLabel(ctx, storeId, id);
   }
 
   @Mutation(() => ParcelType, { description: 'Ship an order with the carrier; a retry after a lost answer finds the parcel instead of making another.' })

@@ -4,7 +4,8 @@ import { decryptSecret, encryptSecret } from '../../core/secrets.js';
 import { toMajor } from '../../core/money.js';
 import { CarrierError } from '../../providers/carrier.js';
 import { loadIntegration, markIntegration } from '../integrations/integration.access.js';
-import { wilayaCode } from '../integrations/integration.kinds.js';
+import { baseUrlOrigins, CARRIER_PROVIDERS, wilayaCode } from '../integrations/integration.kinds.js';
+import { originAllowed } from '../../providers/carrier-http.js';
 import { adapterFor, callCarrier, carrierCommunes, carrierFailure, carrierWilayas, requireCarrier } from './carrier.client.js';
 import { CarrierWebhook } from './parcel.entity.js';
 import type {
@@ -15,6 +16,7 @@ import type {
   CarrierTestResultType,
   CarrierWebhookInput,
   CarrierWebhookType,
+  CarrierWilayaFeeList,
   CarrierWilayaList,
 } from './carrier.types.js';
 
@@ -47,12 +49,12 @@ export async function listCommunes(ctx: Ctx, storeId: string, wilaya?: string | 
 }
 
 /** Fees from the integration's `fromWilaya` to a wilaya; with a commune, the quote for a weight. */
-export async function carrierFees(ctx: Ctx, storeId: string, args: { to?: string | null; commune?: string | null; weightKg?: number | null }): Promise<CarrierFeeList> {
+export async function carrierFees(ctx: Ctx, storeId: string, args: { to?: string | null; commune?: string | null; weightKg?: number | null; provider?: string | null }): Promise<CarrierFeeList> {
   const to = wilayaArg(args.to, 'to');
   if (to === undefined) throw invalid('to', 'is required (a wilaya code from 1 to 69)');
   const weightKg = args.weightKg ?? 0;
   if (!Number.isFinite(weightKg) || weightKg < 0 || weightKg > 1000) throw invalid('weightKg', 'must be a number from 0 to 1000');
-  const handle = await requireCarrier(ctx, storeId);
+  const handle = await requireCarrier(ctx, storeId, args.provider);
   const fees = await callCarrier(ctx, handle, (a) => a.fees(handle.fromWilaya, to));
   const data = fees.communes.map((c) => ({ communeId: c.communeId, home: c.home, stopDesk: c.stopDesk }));
   let quote: CarrierFeeList['quote'] = null;
@@ -71,6 +73,42 @@ export async function carrierFees(ctx: Ctx, storeId: string, args: { to?: string
   return { data, quote };
 }
 
+/** Wilayas asked at once when the carrier has no fee table. */
+const FEE_CONCURRENCY = 4;
+
+const lowest = (values: Array<number | null>) => {
+  const known = values.filter((v): v is number => typeof v === 'number');
+  return known.length ? Math.min(...known) : null;
+};
+
+/**
+ * Fees to every deliverable wilaya from the integration's `fromWilaya`: the carrier's own table
+ * in one call where it has one, else each wilaya's lowest commune fee, a few wilayas at a time.
+ */
+export async function carrierWilayaFees(ctx: Ctx, storeId: string, provider?: string | null): Promise<CarrierWilayaFeeList> {
+  const handle = await requireCarrier(ctx, storeId, provider);
+  const deliverable = (await carrierWilayas(ctx, handle)).filter((w) => w.deliverable).map((w) => w.code);
+  const byCode = new Map<number, { home: number | null; stopDesk: number | null }>();
+  const table = handle.adapter.wilayaFees;
+  if (table) {
+    for (const r of await callCarrier(ctx, handle, (a) => table.call(a, handle.fromWilaya))) byCode.set(r.wilayaCode, { home: r.home, stopDesk: r.stopDesk });
+  } else {
+    const queue = [...deliverable];
+    const worker = async () => {
+      for (let w = queue.shift(); w !== undefined; w = queue.shift()) {
+        const fees = await callCarrier(ctx, handle, (a) => a.fees(handle.fromWilaya, w));
+        byCode.set(w, { home: lowest(fees.communes.map((c) => c.home)), stopDesk: lowest(fees.communes.map((c) => c.stopDesk)) });
+      }
+    };
+    await Promise.all(Array.from({ length: FEE_CONCURRENCY }, worker));
+  }
+  const data = deliverable
+    .sort((a, b) => a - b)
+    .filter((code) => byCode.has(code))
+    .map((code) => ({ wilayaCode: String(code), home: byCode.get(code)!.home, stopDesk: byCode.get(code)!.stopDesk }));
+  return { data };
+}
+
 function parseInstant(value: string | null | undefined, path: string): Date | null {
   if (!value) return null;
   const d = new Date(value);
@@ -78,17 +116,19 @@ function parseInstant(value: string | null | undefined, path: string): Date | nu
   return d;
 }
 
-/** Counted from the store's own parcels (no carrier call), created in [createdAfter, createdBefore). */
-export async function carrierStatistics(ctx: Ctx, storeId: string, args: { createdAfter?: string | null; createdBefore?: string | null }): Promise<CarrierStatisticsType> {
+/** Counted from the store's own parcels (no carrier call), created in [createdAfter, createdBefore), of one carrier when `provider` is given. */
+export async function carrierStatistics(ctx: Ctx, storeId: string, args: { createdAfter?: string | null; createdBefore?: string | null; provider?: string | null }): Promise<CarrierStatisticsType> {
   const after = parseInstant(args.createdAfter, 'createdAfter');
   const before = parseInstant(args.createdBefore, 'createdBefore');
+  if (args.provider && !CARRIER_PROVIDERS[args.provider]) throw invalid('provider', `must be one of ${Object.keys(CARRIER_PROVIDERS).join(', ')}`);
+  const provider = args.provider ?? null;
   const rows = await ctx.em.execute<Array<{ status: string; wilaya: string | null; currency: string; n: string | number; cod: string | number }>>(
     `select status, recipient->>'wilayaCode' as wilaya, currency, count(*) as n,
             coalesce(sum(cod_amount) filter (where status = 'delivered'), 0) as cod
        from parcels
-      where store_id = ? and (?::timestamptz is null or created_at >= ?) and (?::timestamptz is null or created_at < ?)
+      where store_id = ? and (?::timestamptz is null or created_at >= ?) and (?::timestamptz is null or created_at < ?) and (?::text is null or provider = ?)
       group by status, recipient->>'wilayaCode', currency`,
-    [storeId, after, after, before, before],
+    [storeId, after, after, before, before, provider, provider],
   );
   const byStatus: Record<string, number> = {};
   const byWilaya: CarrierStatisticsType['byWilaya'] = {};
@@ -120,7 +160,20 @@ export async function testConnection(ctx: Ctx, storeId: string, input: CarrierTe
   const provider = loaded?.row.provider ?? 'yalidine';
   let adapter;
   if (given) {
-    adapter = adapterFor(ctx.deps, provider, given.apiId, given.apiToken);
+    // Given credentials stand in for the saved ones, field by field.
+    const saved = loaded?.config ?? {};
+    const pick = (g: string | null | undefined, s: unknown) => g ?? (typeof s === 'string' ? s : undefined);
+    const baseUrl = pick(given.baseUrl, saved.baseUrl);
+    if (given.baseUrl && !originAllowed(given.baseUrl, baseUrlOrigins(ctx.deps.config, provider))) {
+      throw invalid('input.credentials.baseUrl', `must be an address of ${provider} allowed by this server`);
+    }
+    adapter = adapterFor(ctx.deps, provider, {
+      apiId: pick(given.apiId, saved.apiId),
+      baseUrl,
+      userGuid: pick(given.userGuid, saved.userGuid),
+      apiToken: given.apiToken,
+      apiKey: given.apiKey ?? loaded?.secrets.apiKey,
+    });
   } else {
     adapter = (await requireCarrier(ctx, storeId)).adapter;
   }

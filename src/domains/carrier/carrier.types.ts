@@ -92,6 +92,36 @@ export class CarrierFeeList {
   quote!: CarrierQuoteType | null;
 }
 
+@ObjectType('CarrierWilayaFee', { description: "A wilaya's fees: the carrier's own per-wilaya price, or the lowest of its communes'." })
+export class CarrierWilayaFeeType {
+  @Field(() => String, { description: 'Wilaya code, e.g. "16".' })
+  wilayaCode!: string;
+
+  @Field(() => Float, { nullable: true, description: 'Home delivery, major units of DZD; null: not delivered home.' })
+  home!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Stop desk delivery; null: no stop desk there.' })
+  stopDesk!: number | null;
+}
+
+@ObjectType()
+export class CarrierWilayaFeeList {
+  @Field(() => [CarrierWilayaFeeType], { description: 'Deliverable wilayas, in code order.' })
+  data!: CarrierWilayaFeeType[];
+}
+
+@ObjectType('ParcelLabel', { description: "A parcel's label: the carrier's link, or the PDF it answered with." })
+export class ParcelLabelType {
+  @Field(() => String, { nullable: true, description: "The carrier's label link (Yalidine, Zimou)." })
+  url!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'application/pdf when `data` is set.' })
+  contentType!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The PDF, base64 (Ecotrack, Noest).' })
+  data!: string | null;
+}
+
 @ObjectType('CarrierStatistics')
 export class CarrierStatisticsType {
   @Field(() => GraphQLJSONObject, { description: 'parcel status → count.' })
@@ -238,6 +268,11 @@ export class CarrierSendInput {
   @Field(() => CarrierRecipientInput, { nullable: true, description: "Overrides the order's customer and shipping address." })
   @IsOptional()
   recipient?: CarrierRecipientInput | null;
+
+  @Field(() => String, { nullable: true, description: "The carrier the caller means (yalidine, ecotrack, ...); 503 NOT_CONFIGURED when the store's carrier is another." })
+  @IsOptional()
+  @MaxLength(40, { message: 'must be at most 40 characters' })
+  provider?: string | null;
 }
 
 @InputType()
@@ -269,15 +304,31 @@ export class CarrierSendManyResult {
   failed!: CarrierSendFailureType[];
 }
 
-@InputType()
+@InputType({ description: 'Credentials to test in place of the saved ones; settings not given are the saved ones.' })
 export class CarrierCredentialsInput {
-  @Field(() => String)
+  @Field(() => String, { nullable: true, description: 'Yalidine API ID.' })
+  @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
-  apiId!: string;
+  apiId?: string | null;
 
   @Field(() => String)
   @Length(1, 4096, { message: 'must be 1 to 4096 characters' })
   apiToken!: string;
+
+  @Field(() => String, { nullable: true, description: 'Procolis key (its `key` header).' })
+  @IsOptional()
+  @Length(1, 4096, { message: 'must be 1 to 4096 characters' })
+  apiKey?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Ecotrack or EcoManager address (the server's allow-list applies)." })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  baseUrl?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Noest user GUID.' })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  userGuid?: string | null;
 }
 
 @InputType()

@@ -11,7 +11,7 @@ import { codRemitted } from '../payments/payment.service.js';
 import { wilayaCode } from '../integrations/integration.kinds.js';
 import { callCarrier, carrierCommunes, carrierFailure, carrierWilayas, requireCarrier, type CarrierHandle } from './carrier.client.js';
 import { Parcel, type ParcelRecipient } from './parcel.entity.js';
-import type { CarrierSendFailureType, CarrierSendInput, CarrierSendManyResult, ParcelType } from './carrier.types.js';
+import type { CarrierSendFailureType, CarrierSendInput, CarrierSendManyResult, ParcelLabelType, ParcelType } from './carrier.types.js';
 
 /** A creation call in flight holds its parcel this long (the carrier call times out at 10 s). */
 const LEASE_MS = 60_000;
@@ -131,6 +131,7 @@ export async function applyNews(tx: TxCtx, handle: Pick<CarrierHandle, 'storeId'
 
 interface SendRequest {
   orderId: string;
+  provider?: string | null;
   deliveryType?: string | null;
   stopDeskId?: string | null;
   recipient?: CarrierSendInput['recipient'];
@@ -282,12 +283,27 @@ async function communeNames(ctx: Ctx, handle: CarrierHandle, claims: Claim[]): P
  * unanswered call may have created, create the rest in one carrier call, settle.
  */
 async function ship(ctx: Ctx, storeId: string, requests: SendRequest[], batch: boolean): Promise<CarrierSendManyResult> {
-  const handle = await requireCarrier(ctx, storeId);
+  const handle = await requireCarrier(ctx, storeId, requests[0]?.provider);
   const wilayas = new Map((await carrierWilayas(ctx, handle)).map((w) => [w.code, w]));
   const from = wilayas.get(handle.fromWilaya);
   if (!from) throw new AppError('NOT_CONFIGURED', `The carrier does not know the integration's fromWilaya ${handle.fromWilaya}`);
   const failed: CarrierSendFailureType[] = [];
-  const claims = await claim(ctx, handle, requests, wilayas, batch ? failed : null);
+  let claims = await claim(ctx, handle, requests, wilayas, batch ? failed : null);
+  if (!handle.adapter.findsByOrderId) {
+    // This carrier cannot be asked whether a lost creation happened: never risk a second parcel.
+    const blind = claims.filter((c) => !c.absent);
+    if (blind.length) {
+      await release(ctx, blind, false);
+      for (const c of blind) {
+        failed.push({
+          orderId: c.orderId,
+          code: 'CONFLICT',
+          message: `An earlier send's answer was lost and ${handle.provider} cannot be asked for a parcel by order: check the carrier's dashboard, then cancel parcel ${c.parcelId} to send the order again`,
+        });
+      }
+      claims = claims.filter((c) => c.absent);
+    }
+  }
   const outcomes = new Map<string, CreateOutcome>();
   const fail = (c: Claim, code: ErrorCode, message: string) => failed.push({ orderId: c.orderId, code, message });
   let pending = claims;
@@ -398,8 +414,16 @@ export async function cancelParcel(ctx: Ctx, storeId: string, parcelId: string):
   const parcel = await ctx.em.findOne(Parcel, { id: parcelId, storeId });
   if (!parcel) throw notFound('parcel');
   if (parcel.status === 'cancelled') return parcelView(parcel);
-  if (parcel.status !== 'pending' || !parcel.tracking) throw conflict(`A ${parcel.status} parcel cannot be cancelled`);
   const handle = await requireCarrier(ctx, storeId);
+  const now = new Date();
+  if (parcel.status === 'creating' && !handle.adapter.findsByOrderId && !(parcel.claimedUntil && parcel.claimedUntil > now)) {
+    // Only the merchant can tell whether this carrier holds the parcel: cancelling here frees the order.
+    await transaction(ctx, (tx) =>
+      applyNews(tx, handle, { tracking: null, orderId: parcel.orderId, status: 'cancelled', rawStatus: null, reason: 'cancelled in Souk after a lost answer', occurredAt: null, paymentStatus: null, labelUrl: null, deliveryFee: null }, 'cancel'),
+    );
+    return getParcel({ ...ctx, em: ctx.em.fork() as Ctx['em'] }, storeId, parcelId);
+  }
+  if (parcel.status !== 'pending' || !parcel.tracking) throw conflict(`A ${parcel.status} parcel cannot be cancelled`);
   const cancelled = await callCarrier(ctx, handle, (a) => a.cancel(parcel.tracking!));
   if (!cancelled) throw conflict('The carrier refused to cancel the parcel (it may have been picked up already)');
   await transaction(ctx, (tx) =>
@@ -407,4 +431,16 @@ export async function cancelParcel(ctx: Ctx, storeId: string, parcelId: string):
   );
   // The transaction wrote through its own fork: read the parcel afresh.
   return getParcel({ ...ctx, em: ctx.em.fork() as Ctx['em'] }, storeId, parcelId);
+}
+
+/** A parcel's label from the carrier: its link, or the PDF it answered with (base64). */
+export async function parcelLabel(ctx: Ctx, storeId: string, parcelId: string): Promise<ParcelLabelType> {
+  const parcel = await ctx.em.findOne(Parcel, { id: parcelId, storeId });
+  if (!parcel) throw notFound('parcel');
+  if (!parcel.tracking) throw conflict(`A ${parcel.status} parcel has no label yet`);
+  const handle = await requireCarrier(ctx, storeId);
+  if (handle.provider !== parcel.provider) throw conflict(`The parcel was sent with ${parcel.provider}, which is no longer this store's carrier`);
+  const label = await callCarrier(ctx, handle, (a) => a.label(parcel.tracking!));
+  if (!label) throw notFound('label');
+  return 'url' in label ? { url: label.url, contentType: null, data: null } : { url: null, contentType: 'application/pdf', data: label.pdf.toString('base64') };
 }

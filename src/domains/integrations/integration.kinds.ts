@@ -1,5 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Config } from '../../config.js';
 import { AppError, invalid, type FieldError } from '../../core/errors.js';
+import { originAllowed } from '../../providers/carrier-http.js';
 
 /**
  * The typed keys of the registry (CONTRACT-2 §13): each fixes its kind, the providers it
@@ -13,8 +15,12 @@ export interface IntegrationKind {
   validate: ValidateFunction;
   /** Secret names it accepts; null: any name of SECRET_NAME. */
   secrets: readonly string[] | null;
-  /** Checks Ajv cannot state plainly (a wilaya code as number or string), after the schema. */
-  check?: (config: Record<string, unknown>) => void;
+  /** Checks Ajv cannot state plainly (a wilaya code as number or string, a provider's own settings), after the schema. */
+  check?: (config: Record<string, unknown>, provider: string | null, env?: Config) => void;
+  /** Config fields each provider requires, checked before the schema (and every other provider's fields refused). */
+  providerConfig?: Record<string, readonly string[]>;
+  /** Secret names each provider uses, when they differ by provider. */
+  providerSecrets?: Record<string, readonly string[]>;
 }
 
 export const KEY_PATTERN = /^[a-z][a-z0-9-]{1,40}$/;
@@ -32,6 +38,26 @@ export const PARCEL_STATUSES = [
   'creating', 'pending', 'picked_up', 'in_transit', 'out_for_delivery', 'on_hold', 'delivered', 'failed', 'returning', 'returned', 'cancelled',
 ] as const;
 
+/**
+ * The carriers of the `carrier` integration: the config fields and the secrets each needs, and
+ * whether it pushes status changes to the carrier webhook (the others are polled more often).
+ * The first is the default provider.
+ */
+export const CARRIER_PROVIDERS: Record<string, { config: readonly string[]; secrets: readonly string[]; pushes: boolean }> = {
+  yalidine: { config: ['apiId'], secrets: ['apiToken'], pushes: true },
+  ecotrack: { config: ['baseUrl'], secrets: ['apiToken'], pushes: false },
+  procolis: { config: [], secrets: ['apiToken', 'apiKey'], pushes: false },
+  noest: { config: ['userGuid'], secrets: ['apiToken'], pushes: false },
+  zimou: { config: [], secrets: ['apiToken'], pushes: false },
+  ecomanager: { config: ['baseUrl'], secrets: ['apiToken'], pushes: true },
+};
+const CARRIER_SETTINGS = ['apiId', 'baseUrl', 'userGuid'];
+
+/** The origins a carrier's per-store `baseUrl` may name, by provider. */
+export function baseUrlOrigins(env: Config, provider: string): readonly string[] {
+  return provider === 'ecotrack' ? env.ecotrackOrigins : provider === 'ecomanager' ? env.ecomanagerOrigins : [];
+}
+
 export const DEFAULT_ORDER_STATUS_MAP: Record<string, string> = { in_transit: 'shipped', delivered: 'delivered', returned: 'returned' };
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
@@ -47,14 +73,18 @@ export function wilayaCode(value: unknown): number | null {
 export const KINDS: Record<string, IntegrationKind> = {
   carrier: {
     kind: 'carrier',
-    providers: ['yalidine'],
-    secrets: ['apiToken'],
+    providers: Object.keys(CARRIER_PROVIDERS),
+    secrets: ['apiToken', 'apiKey'],
+    providerConfig: Object.fromEntries(Object.entries(CARRIER_PROVIDERS).map(([p, d]) => [p, d.config])),
+    providerSecrets: Object.fromEntries(Object.entries(CARRIER_PROVIDERS).map(([p, d]) => [p, d.secrets])),
     validate: ajv.compile({
       type: 'object',
       additionalProperties: false,
-      required: ['apiId', 'fromWilaya'],
+      required: ['fromWilaya'],
       properties: {
         apiId: { type: 'string', minLength: 1, maxLength: 200 },
+        baseUrl: { type: 'string', minLength: 1, maxLength: 200 },
+        userGuid: { type: 'string', minLength: 1, maxLength: 200 },
         fromWilaya: { type: ['integer', 'string'] },
         orderStatusMap: {
           type: 'object',
@@ -63,8 +93,16 @@ export const KINDS: Record<string, IntegrationKind> = {
         },
       },
     }),
-    check: (config) => {
+    check: (config, provider, env) => {
       if (wilayaCode(config.fromWilaya) === null) throw invalid('config.fromWilaya', 'must be a wilaya code from 1 to 69');
+      const p = provider ?? 'yalidine';
+      for (const field of CARRIER_SETTINGS) {
+        if (config[field] !== undefined && !CARRIER_PROVIDERS[p]?.config.includes(field)) throw invalid(`config.${field}`, `is not a setting of ${p}`);
+      }
+      if (typeof config.baseUrl === 'string') {
+        const origins = env ? baseUrlOrigins(env, p) : [];
+        if (!originAllowed(config.baseUrl, origins)) throw invalid('config.baseUrl', `must be an address of ${p} allowed by this server (${origins.join(', ')}), without path, query or credentials`);
+      }
     },
   },
   payments: {
@@ -135,17 +173,20 @@ function fieldError(e: ErrorObject): FieldError {
   return { path: path.join('.'), message: e.message ?? 'is invalid' };
 }
 
-/** Validates a whole config against the key's kind: 413 over 16 KiB, 400 with the field's path otherwise. */
-export function validateConfig(def: IntegrationKind, config: unknown): Record<string, unknown> {
+/** Validates a whole config against the key's kind and provider: 413 over 16 KiB, 400 with the field's path otherwise. */
+export function validateConfig(def: IntegrationKind, config: unknown, provider: string | null = null, env?: Config): Record<string, unknown> {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) throw invalid('config', 'must be an object');
   if (Buffer.byteLength(JSON.stringify(config), 'utf8') > MAX_CONFIG_BYTES) {
     throw new AppError('PAYLOAD_TOO_LARGE', `config: must be at most ${MAX_CONFIG_BYTES} bytes of JSON`, [{ path: 'config', message: `must be at most ${MAX_CONFIG_BYTES} bytes of JSON` }]);
+  }
+  for (const field of (provider && def.providerConfig?.[provider]) || []) {
+    if ((config as Record<string, unknown>)[field] === undefined) throw invalid(`config.${field}`, 'is required');
   }
   if (!def.validate(config)) {
     const first = fieldError(def.validate.errors![0]);
     throw new AppError('VALIDATION_FAILED', `${first.path}: ${first.message}`, [first]);
   }
-  def.check?.(config as Record<string, unknown>);
+  def.check?.(config as Record<string, unknown>, provider, env);
   return config as Record<string, unknown>;
 }
 
@@ -166,11 +207,12 @@ export function validateProvider(def: IntegrationKind, provider: string | null |
   return provider;
 }
 
-/** A secret name and value the kind accepts. */
-export function checkSecret(def: IntegrationKind, name: string, value: unknown, allowNull: boolean): void {
+/** A secret name and value the kind (and, once known, the provider) accepts. */
+export function checkSecret(def: IntegrationKind, name: string, value: unknown, allowNull: boolean, provider?: string | null): void {
   const path = `secrets.${name}`;
-  if (def.secrets ? !def.secrets.includes(name) : !SECRET_NAME.test(name)) {
-    throw invalid(path, def.secrets ? (def.secrets.length ? `is not a secret of this integration (${def.secrets.join(', ')})` : 'this integration has no secrets') : 'is not a valid secret name');
+  const names = (provider && def.providerSecrets?.[provider]) || def.secrets;
+  if (names ? !names.includes(name) : !SECRET_NAME.test(name)) {
+    throw invalid(path, names ? (names.length ? `is not a secret of this integration (${names.join(', ')})` : 'this integration has no secrets') : 'is not a valid secret name');
   }
   if (value === null && allowNull) return;
   if (typeof value !== 'string' || value.length === 0) throw invalid(path, allowNull ? 'must be a non-empty string, or null to remove it' : 'must be a non-empty string');

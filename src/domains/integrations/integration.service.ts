@@ -73,10 +73,10 @@ async function lockStore(ctx: Ctx, storeId: string): Promise<void> {
  */
 export async function putIntegration(ctx: Ctx, storeId: string, key: string, input: IntegrationPutInput): Promise<{ created: boolean; integration: IntegrationType }> {
   const def = kindOf(key);
-  const config = validateConfig(def, input.config);
   const provider = validateProvider(def, input.provider, null);
+  const config = validateConfig(def, input.config, provider, ctx.deps.config);
   const given = secretEntries(input.secrets);
-  for (const [name, value] of given) checkSecret(def, name, value, false);
+  for (const [name, value] of given) checkSecret(def, name, value, false, provider);
   const result = await transaction(ctx, async (tx) => {
     await lockStore(tx, storeId);
     const now = new Date();
@@ -128,14 +128,16 @@ export async function patchIntegration(ctx: Ctx, storeId: string, key: string, i
     if (!row) throw notFound('integration');
     const now = new Date();
     let changed = false;
-    if (input.config !== undefined) {
-      row.config = validateConfig(def, mergePatch(row.config, input.config));
-      changed = true;
-    }
     if (input.provider !== undefined) {
       row.provider = validateProvider(def, input.provider, row.provider);
       changed = true;
     }
+    // A new provider may need other settings: the config is checked against the provider it ends with.
+    if (input.config !== undefined || input.provider !== undefined) {
+      row.config = validateConfig(def, input.config !== undefined ? mergePatch(row.config, input.config) : row.config, row.provider, tx.deps.config);
+      changed = true;
+    }
+    for (const [name, value] of given) if (value !== null) checkSecret(def, name, value, true, row.provider);
     if (given.length) {
       const secrets: StoredSecrets = { ...row.secretsEnc };
       for (const [name, value] of given) {

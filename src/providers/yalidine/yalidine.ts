@@ -9,6 +9,7 @@ import {
   type CarrierCommune,
   type CarrierEvent,
   type CarrierFees,
+  type CarrierLabel,
   type CarrierParcelRequest,
   type CarrierParcelState,
   type CarrierQuota,
@@ -116,6 +117,7 @@ function parcelState(p: YalidineParcel): CarrierParcelState {
 /** The Yalidine API over HTTP: `X-API-ID`/`X-API-TOKEN` on every call, quota read from each answer. */
 export class YalidineCarrier implements CarrierAdapter {
   readonly provider = 'yalidine';
+  readonly findsByOrderId = true;
   private readonly base: string;
 
   constructor(private readonly opts: YalidineOptions) {
@@ -276,6 +278,12 @@ export class YalidineCarrier implements CarrierAdapter {
     const { data } = await this.call<unknown>('DELETE', `/parcels/${encodeURIComponent(tracking)}`);
     const rows = Array.isArray(data) ? data : data && typeof data === 'object' ? Object.values(data) : [];
     return rows.some((r) => r && typeof r === 'object' && (r as { tracking?: unknown }).tracking === tracking && (r as { deleted?: unknown }).deleted === true);
+  }
+
+  /** Yalidine serves each parcel's label at the link it gives with the parcel. */
+  async label(tracking: string): Promise<CarrierLabel | null> {
+    const [parcel] = await this.track({ trackings: [tracking] });
+    return parcel?.labelUrl ? { url: parcel.labelUrl } : null;
   }
 
   parseWebhook(headers: Record<string, string | string[] | undefined>, raw: Buffer, secret: string): CarrierEvent[] {

@@ -1,0 +1,184 @@
+/**
+ * The carriers beyond Yalidine, each against a local fake that speaks its wire shape: the
+ * integration (settings, secrets, allow-listed base URLs), fees, sending (and a lost answer),
+ * the label, status polling onto parcel and order, and cancelling.
+ */
+import { after, afterEach, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../src/config.js';
+import { pollQuietParcels } from '../src/domains/carrier/carrier.poller.js';
+import { assertProblem, client, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
+import type { CarrierFake } from './fakes/carrier-fake.js';
+import { startFakeEcotrack, type FakeEcotrack } from './fakes/ecotrack.js';
+
+let svc: TestService;
+let api: Api;
+let ecotrack: FakeEcotrack;
+
+before(async () => {
+  ecotrack = await startFakeEcotrack();
+  svc = await startTestService({ SOUK_ECOTRACK_ORIGINS: `https://*.ecotrack.dz,${ecotrack.origin}` });
+  api = client(svc.url);
+});
+after(async () => {
+  await svc.close();
+  await ecotrack.close();
+});
+afterEach(() => {
+  for (const f of [ecotrack] as CarrierFake[]) {
+    f.failing = false;
+    f.limited = false;
+    f.dropCreates = 0;
+  }
+});
+
+type Owner = Awaited<ReturnType<typeof ownerWithStore>>;
+const base = (s: Owner) => `/v1/stores/${s.storeId}/integrations/carrier`;
+const deps = () => svc.service.deps;
+const ADDRESS = { country: 'DZ', address: 'Cité 5 Juillet, bloc 3', communeName: 'Bordj El Kiffan', wilayaCode: '16' };
+
+async function carrierStore(body: Record<string, unknown>): Promise<Owner> {
+  const s = await ownerWithStore(api);
+  const res = await api('PUT', base(s), { token: s.token, body });
+  assert.equal(res.status, 201, res.text);
+  return s;
+}
+
+async function newOrder(s: Owner, address: Record<string, unknown> = ADDRESS) {
+  const res = await api('POST', `/v1/stores/${s.storeId}/orders`, {
+    token: s.token,
+    body: { customerName: 'Amina Benali', customerPhone: '0555123456', items: [{ name: 'Tea', quantity: 2, price: 1250 }, { name: 'Cup', quantity: 1, price: 500 }] },
+  });
+  assert.equal(res.status, 201, res.text);
+  await deps().orm.em.fork().execute('update orders set shipping_address = ?::jsonb where id = ?', [JSON.stringify(address), res.body.id]);
+  return res.body;
+}
+
+const send = (s: Owner, body: Record<string, unknown>) => api('POST', `${base(s)}/send`, { token: s.token, body });
+const getOrder = async (s: Owner, id: string) => (await api('GET', `/v1/stores/${s.storeId}/orders/${id}`, { token: s.token })).body;
+let pollDay = 0;
+/** A poll run as if the parcels had been quiet for a day (each run a day after the previous one). */
+const pollLater = () => pollQuietParcels(deps(), new Date(Date.now() + ++pollDay * 86_400_000));
+
+describe('Ecotrack', () => {
+  const integration = (baseUrl = ecotrack.origin) => ({ provider: 'ecotrack', config: { baseUrl, fromWilaya: 16 }, secrets: { apiToken: ecotrack.token } });
+  const store = () => carrierStore(integration());
+
+  test('the base URL is per store, within the allow-list; the default list lets no loopback through', async () => {
+    const s = await ownerWithStore(api);
+    for (const bad of ['https://evil.example', 'http://dhd.ecotrack.dz', `${ecotrack.origin}/api`, 'https://user:pw@dhd.ecotrack.dz', 'https://ecotrack.dz.evil.example']) {
+      const res = await api('PUT', base(s), { token: s.token, body: integration(bad) });
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.equal(res.body.errors[0].path, 'config.baseUrl', bad);
+    }
+    assert.equal((await api('PUT', base(s), { token: s.token, body: integration('https://dhd.ecotrack.dz') })).status, 201);
+    const missing = await api('PUT', base(s), { token: s.token, body: { provider: 'ecotrack', config: { fromWilaya: 16 } } });
+    assertProblem(missing, 400, 'VALIDATION_FAILED');
+    assert.equal(missing.body.errors[0].path, 'config.baseUrl');
+    const foreign = await api('PUT', base(s), { token: s.token, body: { provider: 'ecotrack', config: { baseUrl: 'https://dhd.ecotrack.dz', apiId: 'x', fromWilaya: 16 } } });
+    assert.equal(foreign.body.errors[0].path, 'config.apiId');
+    const secret = await api('PUT', base(s), { token: s.token, body: { ...integration(), secrets: { apiKey: 'k-0123456789' } } });
+    assert.equal(secret.body.errors[0].path, 'secrets.apiKey');
+    const defaults = loadConfig({ NODE_ENV: 'test', SOUK_DATA_DIR: svc.dataDir });
+    assert.deepEqual(defaults.ecotrackOrigins, ['https://*.ecotrack.dz']);
+    assert.throws(() => loadConfig({ NODE_ENV: 'test', SOUK_DATA_DIR: svc.dataDir, SOUK_ECOTRACK_ORIGINS: 'ftp://x' }), /SOUK_ECOTRACK_ORIGINS/);
+  });
+
+  test('testConnection, wilayas, communes and fees from the tenant', async () => {
+    const s = await store();
+    const conn = await api('POST', `${base(s)}/testConnection`, { token: s.token });
+    assert.equal(conn.status, 200, conn.text);
+    assert.equal(conn.body.ok, true);
+    assert.deepEqual(conn.body.quota, { second: null, minute: 49, hour: 1499, day: 14999 });
+    const wilayas = (await api('GET', `${base(s)}/wilayas`, { token: s.token })).body.data;
+    assert.equal(wilayas.length, 56, 'the tenant serves 56 wilayas');
+    const communes = (await api('GET', `${base(s)}/communes?wilaya=16`, { token: s.token })).body.data;
+    assert.deepEqual(communes.find((c: any) => c.name === 'Bordj El Kiffan'), { id: '1603', name: 'Bordj El Kiffan', wilayaCode: '16', deliverable: true, stopDesks: [{ id: '1603', name: 'Bordj El Kiffan', address: null }] });
+    const fees = await api('GET', `${base(s)}/fees?to=31&commune=3102`, { token: s.token });
+    assert.equal(fees.status, 200, fees.text);
+    assert.deepEqual(fees.body.data, [
+      { communeId: '3101', home: 900, stopDesk: 700 },
+      { communeId: '3102', home: 900, stopDesk: null },
+      { communeId: '3103', home: 900, stopDesk: 700 },
+    ]);
+    assert.deepEqual(fees.body.quote, { communeId: '3102', home: 900, stopDesk: null, weightKg: 0, oversizeFee: 0 });
+    const table = await api('GET', `${base(s)}/wilayaFees`, { token: s.token });
+    assert.equal(table.status, 200, table.text);
+    assert.equal(table.body.data.length, 56);
+    assert.deepEqual(table.body.data.find((r: any) => r.wilayaCode === '16'), { wilayaCode: '16', home: 400, stopDesk: 200 });
+    const wrong = await carrierStore({ ...integration(), secrets: { apiToken: 'wrong-token-abcdefghijk' } });
+    assert.equal((await api('POST', `${base(wrong)}/testConnection`, { token: wrong.token })).body.ok, false);
+  });
+
+  test('send: one order, created once under its reference; label; polled status moves parcel and order; cash remitted', async () => {
+    const s = await store();
+    const order = await newOrder(s);
+    const res = await send(s, { orderId: order.id });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.provider, 'ecotrack');
+    assert.equal(res.body.status, 'pending');
+    assert.equal(res.body.rawStatus, 'prete_a_expedier');
+    const held = ecotrack.ordersOf(order.id);
+    assert.equal(held.length, 1);
+    assert.equal(held[0].tracking, res.body.tracking);
+    assert.equal(held[0].commune, 'Bordj El Kiffan');
+    assert.equal(held[0].wilaya_id, 16);
+    assert.equal(held[0].montant, '3000');
+    assert.equal(held[0].client, 'Amina Benali');
+    assertProblem(await send(s, { orderId: order.id }), 409, 'CONFLICT');
+
+    const label = await api('GET', `${base(s)}/parcels/${res.body.id}/label`, { token: s.token });
+    assert.equal(label.status, 200, label.text);
+    assert.equal(label.body.contentType, 'application/pdf');
+    assert.ok(Buffer.from(label.body.data, 'base64').subarray(0, 5).equals(Buffer.from('%PDF-')));
+
+    ecotrack.advance(res.body.tracking, 'en_livraison');
+    await pollLater();
+    let parcel = (await api('GET', `${base(s)}/parcels/${res.body.id}`, { token: s.token })).body;
+    assert.equal(parcel.status, 'out_for_delivery');
+    assert.equal(parcel.rawStatus, 'en_livraison');
+    ecotrack.advance(res.body.tracking, 'paye_et_archive', new Date(Date.now() + 60_000));
+    await pollLater();
+    parcel = (await api('GET', `${base(s)}/parcels/${res.body.id}`, { token: s.token })).body;
+    assert.equal(parcel.status, 'delivered');
+    assert.equal(parcel.paymentStatus, 'paid');
+    const o = await getOrder(s, order.id);
+    assert.equal(o.status, 'delivered');
+    assert.equal(o.fulfillment.status, 'delivered');
+    assert.equal(o.paymentStatus, 'paid');
+  });
+
+  test('a lost creation answer: the retry finds the order by reference instead of creating another', async () => {
+    const s = await store();
+    const order = await newOrder(s);
+    ecotrack.dropCreates = 1;
+    assertProblem(await send(s, { orderId: order.id }), 502, 'BAD_GATEWAY');
+    assert.equal(ecotrack.ordersOf(order.id).length, 1, 'Ecotrack made it');
+    const retry = await send(s, { orderId: order.id });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(ecotrack.ordersOf(order.id).length, 1, 'and only once');
+    assert.equal(retry.body.tracking, ecotrack.ordersOf(order.id)[0].tracking);
+  });
+
+  test('refusals: a commune the tenant lacks is 400 with its message; a rate limit is 429; cancel deletes before shipping', async () => {
+    const s = await store();
+    const bad = await newOrder(s, { ...ADDRESS, communeName: 'Atlantis' });
+    const refused = await send(s, { orderId: bad.id });
+    assertProblem(refused, 400, 'VALIDATION_FAILED');
+    assert.match(refused.body.detail, /commune/);
+    assert.equal(ecotrack.ordersOf(bad.id).length, 0);
+
+    const order = await newOrder(s);
+    ecotrack.limited = true;
+    const limited = await send(s, { orderId: order.id });
+    assertProblem(limited, 429, 'RATE_LIMITED');
+    assert.equal(limited.headers.get('retry-after'), '42');
+    ecotrack.limited = false;
+    const sent = await send(s, { orderId: order.id });
+    assert.equal(sent.status, 201, sent.text);
+    const cancelled = await api('POST', `${base(s)}/parcels/${sent.body.id}/cancel`, { token: s.token });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.status, 'cancelled');
+    assert.equal(ecotrack.ordersOf(order.id).length, 0);
+  });
+});
