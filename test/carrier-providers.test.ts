@@ -10,22 +10,28 @@ import { pollQuietParcels } from '../src/domains/carrier/carrier.poller.js';
 import { assertProblem, client, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import type { CarrierFake } from './fakes/carrier-fake.js';
 import { startFakeEcotrack, type FakeEcotrack } from './fakes/ecotrack.js';
+import { startFakeProcolis, type FakeProcolis } from './fakes/procolis.js';
 
 let svc: TestService;
 let api: Api;
 let ecotrack: FakeEcotrack;
+let procolis: FakeProcolis;
+const fakes = (): CarrierFake[] => [ecotrack, procolis];
 
 before(async () => {
-  ecotrack = await startFakeEcotrack();
-  svc = await startTestService({ SOUK_ECOTRACK_ORIGINS: `https://*.ecotrack.dz,${ecotrack.origin}` });
+  [ecotrack, procolis] = await Promise.all([startFakeEcotrack(), startFakeProcolis()]);
+  svc = await startTestService({
+    SOUK_ECOTRACK_ORIGINS: `https://*.ecotrack.dz,${ecotrack.origin}`,
+    SOUK_PROCOLIS_URL: `${procolis.origin}/api_v1`,
+  });
   api = client(svc.url);
 });
 after(async () => {
   await svc.close();
-  await ecotrack.close();
+  for (const f of fakes()) await f.close();
 });
 afterEach(() => {
-  for (const f of [ecotrack] as CarrierFake[]) {
+  for (const f of fakes()) {
     f.failing = false;
     f.limited = false;
     f.dropCreates = 0;
@@ -180,5 +186,68 @@ describe('Ecotrack', () => {
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.equal(cancelled.body.status, 'cancelled');
     assert.equal(ecotrack.ordersOf(order.id).length, 0);
+  });
+});
+
+describe('Procolis (ZR Express)', () => {
+  const integration = () => ({ provider: 'procolis', config: { fromWilaya: 16 }, secrets: { apiToken: procolis.token, apiKey: procolis.key } });
+  const store = () => carrierStore(integration());
+
+  test('both secrets are needed; the price table gives wilayas and fees', async () => {
+    const half = await carrierStore({ ...integration(), secrets: { apiToken: procolis.token } });
+    const missing = await api('GET', `${base(half)}/wilayas`, { token: half.token });
+    assertProblem(missing, 503, 'NOT_CONFIGURED');
+    assert.match(missing.body.detail, /secrets\.apiKey/);
+    const s = await store();
+    const conn = await api('POST', `${base(s)}/testConnection`, { token: s.token });
+    assert.equal(conn.body.ok, true, conn.text);
+    const wilayas = (await api('GET', `${base(s)}/wilayas`, { token: s.token })).body.data;
+    assert.equal(wilayas.length, 55);
+    assert.deepEqual(wilayas.find((w: any) => w.code === '16'), { code: '16', name: 'Alger', deliverable: true });
+    const table = (await api('GET', `${base(s)}/wilayaFees`, { token: s.token })).body.data;
+    assert.deepEqual(table.find((r: any) => r.wilayaCode === '16'), { wilayaCode: '16', home: 400, stopDesk: 300 });
+    assert.deepEqual(table.find((r: any) => r.wilayaCode === '31'), { wilayaCode: '31', home: 700, stopDesk: 500 });
+    const given = await api('POST', `${base(s)}/testConnection`, { token: s.token, body: { credentials: { apiToken: procolis.token, apiKey: 'wrong-key-0123456789' } } });
+    assert.equal(given.body.ok, false);
+  });
+
+  test('send under the order id as tracking; a lost answer is found again; polled situations; no label or cancel API', async () => {
+    const s = await store();
+    const order = await newOrder(s);
+    procolis.dropCreates = 1;
+    assertProblem(await send(s, { orderId: order.id }), 502, 'BAD_GATEWAY');
+    assert.ok(procolis.colis.has(order.id), 'ZR Express made it');
+    const creations = procolis.calls.filter((c) => c.path.endsWith('/add_colis')).length;
+    const res = await send(s, { orderId: order.id });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.tracking, order.id);
+    assert.equal(res.body.rawStatus, 'En Préparation');
+    assert.equal(procolis.calls.filter((c) => c.path.endsWith('/add_colis')).length, creations, 'the retry read the parcel back instead of creating it');
+    const colis = procolis.colis.get(order.id)!;
+    assert.equal(colis.IDWilaya, '16');
+    assert.equal(colis.Commune, 'Bordj El Kiffan');
+    assert.equal(colis.Total, '3000');
+    assert.equal(colis.TypeLivraison, '0');
+
+    const label = await api('GET', `${base(s)}/parcels/${res.body.id}/label`, { token: s.token });
+    assertProblem(label, 501, 'NOT_IMPLEMENTED');
+    assertProblem(await api('POST', `${base(s)}/parcels/${res.body.id}/cancel`, { token: s.token }), 501, 'NOT_IMPLEMENTED');
+
+    procolis.advance(order.id, 'Livrée [ Encaisser ]');
+    await pollLater();
+    const parcel = (await api('GET', `${base(s)}/parcels/${res.body.id}`, { token: s.token })).body;
+    assert.equal(parcel.status, 'delivered');
+    assert.equal(parcel.rawStatus, 'Livrée [ Encaisser ]');
+    assert.equal(parcel.paymentStatus, 'receivable');
+    assert.equal((await getOrder(s, order.id)).status, 'delivered');
+  });
+
+  test('a refused parcel is 400 with ZR Express\'s message, and nothing is kept', async () => {
+    const s = await store();
+    const order = await newOrder(s, { ...ADDRESS, communeName: 'Atlantis' });
+    const res = await send(s, { orderId: order.id });
+    assertProblem(res, 400, 'VALIDATION_FAILED');
+    assert.match(res.body.detail, /Commune non reconnue/);
+    assert.equal((await api('GET', `${base(s)}/parcels?orderId=${order.id}`, { token: s.token })).body.data.length, 0);
   });
 });

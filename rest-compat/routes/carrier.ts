@@ -111,6 +111,7 @@ export default group('carrier', [
     summary: "The parcel's label from the carrier: {url} (Yalidine, Zimou) or {contentType: application/pdf, data: base64} (Ecotrack, Noest); 501 where the carrier has no label API",
     operation: 'query($storeId: ID!, $parcelId: ID!) { parcelLabel(storeId: $storeId, id: $parcelId) { url contentType data } }',
     upstream: true,
+    extraResponses: { '409': problem('The parcel has no tracking yet, or another carrier sent it'), '501': problem('The carrier has no label API') },
   }),
   route({
     method: 'GET',
@@ -124,5 +125,6 @@ export default group('carrier', [
     path: `${base}/parcels/{parcelId}/cancel`,
     summary: 'Cancel at the carrier a parcel not yet picked up (or, for a carrier that cannot be asked, a creation whose answer was lost); the order may be sent again',
     operation: `mutation($storeId: ID!, $parcelId: ID!) { cancelParcel(storeId: $storeId, id: $parcelId) { ${PARCEL} } }`,
+    extraResponses: { '501': problem('The carrier has no cancellation API') },
   }),
 ]);

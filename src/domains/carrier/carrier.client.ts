@@ -4,6 +4,7 @@ import { AppError } from '../../core/errors.js';
 import { CarrierError, CarrierUnsupported, type CarrierAdapter, type CarrierCommune, type CarrierWilaya } from '../../providers/carrier.js';
 import { originAllowed } from '../../providers/carrier-http.js';
 import { EcotrackCarrier } from '../../providers/ecotrack/ecotrack.js';
+import { ProcolisCarrier } from '../../providers/procolis/procolis.js';
 import { YalidineCarrier } from '../../providers/yalidine/yalidine.js';
 import { loadIntegration, markIntegration, type LoadedIntegration } from '../integrations/integration.access.js';
 import { baseUrlOrigins, CARRIER_PROVIDERS, DEFAULT_ORDER_STATUS_MAP, wilayaCode } from '../integrations/integration.kinds.js';
@@ -37,6 +38,8 @@ export function adapterFor(deps: Deps, provider: string, s: CarrierSettings): Ca
       return new YalidineCarrier({ baseUrl: c.yalidineUrl, apiId: s.apiId ?? '', apiToken: token });
     case 'ecotrack':
       return new EcotrackCarrier({ baseUrl: allowedBase(deps, provider, s.baseUrl), apiToken: token });
+    case 'procolis':
+      return new ProcolisCarrier({ baseUrl: c.procolisUrl, token, key: s.apiKey ?? '' });
     default:
       throw new AppError('NOT_CONFIGURED', `The carrier ${provider} is not supported by this server`);
   }
