@@ -10,19 +10,22 @@ import { pollQuietParcels } from '../src/domains/carrier/carrier.poller.js';
 import { assertProblem, client, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import type { CarrierFake } from './fakes/carrier-fake.js';
 import { startFakeEcotrack, type FakeEcotrack } from './fakes/ecotrack.js';
+import { startFakeNoest, type FakeNoest } from './fakes/noest.js';
 import { startFakeProcolis, type FakeProcolis } from './fakes/procolis.js';
 
 let svc: TestService;
 let api: Api;
 let ecotrack: FakeEcotrack;
 let procolis: FakeProcolis;
-const fakes = (): CarrierFake[] => [ecotrack, procolis];
+let noest: FakeNoest;
+const fakes = (): CarrierFake[] => [ecotrack, procolis, noest];
 
 before(async () => {
-  [ecotrack, procolis] = await Promise.all([startFakeEcotrack(), startFakeProcolis()]);
+  [ecotrack, procolis, noest] = await Promise.all([startFakeEcotrack(), startFakeProcolis(), startFakeNoest()]);
   svc = await startTestService({
     SOUK_ECOTRACK_ORIGINS: `https://*.ecotrack.dz,${ecotrack.origin}`,
     SOUK_PROCOLIS_URL: `${procolis.origin}/api_v1`,
+    SOUK_NOEST_URL: noest.origin,
   });
   api = client(svc.url);
 });
@@ -249,5 +252,82 @@ describe('Procolis (ZR Express)', () => {
     assertProblem(res, 400, 'VALIDATION_FAILED');
     assert.match(res.body.detail, /Commune non reconnue/);
     assert.equal((await api('GET', `${base(s)}/parcels?orderId=${order.id}`, { token: s.token })).body.data.length, 0);
+  });
+});
+
+describe('Noest Express', () => {
+  const integration = () => ({ provider: 'noest', config: { userGuid: noest.guid, fromWilaya: 16 }, secrets: { apiToken: noest.token } });
+  const store = () => carrierStore(integration());
+
+  test('the user GUID is a setting; wilayas, communes and the fee table', async () => {
+    const s = await ownerWithStore(api);
+    const missing = await api('PUT', base(s), { token: s.token, body: { provider: 'noest', config: { fromWilaya: 16 }, secrets: { apiToken: noest.token } } });
+    assertProblem(missing, 400, 'VALIDATION_FAILED');
+    assert.equal(missing.body.errors[0].path, 'config.userGuid');
+    const n = await store();
+    assert.equal((await api('POST', `${base(n)}/testConnection`, { token: n.token })).body.ok, true);
+    const wilayas = (await api('GET', `${base(n)}/wilayas`, { token: n.token })).body.data;
+    assert.equal(wilayas.find((w: any) => w.code === '54').deliverable, false);
+    const communes = (await api('GET', `${base(n)}/communes?wilaya=16`, { token: n.token })).body.data;
+    assert.deepEqual(communes.map((c: any) => c.id), ['16-Alger Centre', '16-Hydra', '16-Bordj El Kiffan']);
+    const fees = (await api('GET', `${base(n)}/fees?to=16`, { token: n.token })).body.data;
+    assert.deepEqual(fees[0], { communeId: '16-Alger Centre', home: 450, stopDesk: 350 });
+    const table = (await api('GET', `${base(n)}/wilayaFees`, { token: n.token })).body.data;
+    assert.deepEqual(table.find((r: any) => r.wilayaCode === '31'), { wilayaCode: '31', home: 750, stopDesk: 550 });
+  });
+
+  test('send creates then validates; label; activity events move the parcel and the cash', async () => {
+    const s = await store();
+    const order = await newOrder(s);
+    const res = await send(s, { orderId: order.id });
+    assert.equal(res.status, 201, res.text);
+    const [held] = noest.ordersOf(order.id);
+    assert.equal(held.tracking, res.body.tracking);
+    assert.equal(held.validated, true, 'validated, so the logistics company sees it');
+    assert.equal(held.commune, 'Bordj El Kiffan');
+    assert.equal(held.montant, '3000.00');
+    const label = await api('GET', `${base(s)}/parcels/${res.body.id}/label`, { token: s.token });
+    assert.equal(label.body.contentType, 'application/pdf', label.text);
+
+    noest.advance(held.tracking, 'fdr_activated');
+    await pollLater();
+    let parcel = (await api('GET', `${base(s)}/parcels/${res.body.id}`, { token: s.token })).body;
+    assert.equal(parcel.status, 'out_for_delivery');
+    assert.equal(parcel.rawStatus, 'En livraison');
+    noest.advance(held.tracking, 'livre', new Date(Date.now() + 60_000));
+    noest.advance(held.tracking, 'verssement_admin_cust', new Date(Date.now() + 120_000));
+    noest.advance(held.tracking, 'validation_reception_cash_by_partener', new Date(Date.now() + 180_000));
+    await pollLater();
+    parcel = (await api('GET', `${base(s)}/parcels/${res.body.id}`, { token: s.token })).body;
+    assert.equal(parcel.status, 'delivered');
+    assert.equal(parcel.paymentStatus, 'paid');
+    assert.equal((await getOrder(s, order.id)).paymentStatus, 'paid');
+    assertProblem(await api('POST', `${base(s)}/parcels/${res.body.id}/cancel`, { token: s.token }), 409, 'CONFLICT');
+  });
+
+  test('a refused validation deletes the draft; a lost answer is never sent twice until the merchant cancels', async () => {
+    const s = await store();
+    const refusedOrder = await newOrder(s);
+    noest.refuseValidations = 1;
+    const refused = await send(s, { orderId: refusedOrder.id });
+    assertProblem(refused, 400, 'VALIDATION_FAILED');
+    assert.match(refused.body.detail, /Validation impossible/);
+    assert.equal(noest.ordersOf(refusedOrder.id).length, 0, 'the draft was deleted');
+
+    const order = await newOrder(s);
+    noest.dropCreates = 1;
+    assertProblem(await send(s, { orderId: order.id }), 502, 'BAD_GATEWAY');
+    const blind = await send(s, { orderId: order.id });
+    assertProblem(blind, 409, 'CONFLICT');
+    assert.match(blind.body.detail, /cannot be asked/);
+    assert.equal(noest.ordersOf(order.id).length, 1, 'nothing sent again');
+    const [creating] = (await api('GET', `${base(s)}/parcels?orderId=${order.id}`, { token: s.token })).body.data;
+    assert.equal(creating.status, 'creating');
+    const cancelled = await api('POST', `${base(s)}/parcels/${creating.id}/cancel`, { token: s.token });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.status, 'cancelled');
+    const again = await send(s, { orderId: order.id });
+    assert.equal(again.status, 201, again.text);
+    assert.equal(noest.ordersOf(order.id).filter((o) => o.validated).length, 1);
   });
 });

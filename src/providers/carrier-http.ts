@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { loadGot } from '../lib/got.js';
 import { parseProviderJson } from '../lib/json.js';
-import { CarrierError } from './carrier.js';
+import { CarrierError, type CarrierParcelRequest, type CreateOutcome } from './carrier.js';
 
 const TIMEOUT_MS = 10_000;
 /** Seconds to wait after a 429 that names no Retry-After. */
@@ -138,4 +138,30 @@ export function originAllowed(raw: string, patterns: readonly string[]): boolean
     const base = m[3].toLowerCase();
     return m[2] ? host.endsWith(`.${base}`) && /^([a-z0-9-]+\.)+$/.test(host.slice(0, -base.length)) : host === base;
   });
+}
+
+/**
+ * Creates parcels one call each, for carriers without a batch endpoint. A refused parcel is
+ * refused alone. Refused credentials or a rate limit on the first call are the whole call's;
+ * later, or when the carrier did not answer, the parcel whose call failed is refused (nothing
+ * made) or left unknown (no answer: it may exist), and the parcels not tried are refused so
+ * that they can be sent again.
+ */
+export async function createEach(parcels: CarrierParcelRequest[], create: (p: CarrierParcelRequest) => Promise<CreateOutcome>): Promise<Map<string, CreateOutcome>> {
+  const out = new Map<string, CreateOutcome>();
+  for (const [i, p] of parcels.entries()) {
+    try {
+      out.set(p.orderId, await create(p));
+    } catch (err) {
+      if (!(err instanceof CarrierError) || (i === 0 && (err.kind === 'auth' || err.kind === 'rate_limited'))) throw err;
+      if (err.kind === 'rejected') {
+        out.set(p.orderId, { ok: false, message: err.message });
+        continue;
+      }
+      if (err.kind !== 'unavailable') out.set(p.orderId, { ok: false, message: err.message });
+      for (const rest of parcels.slice(i + 1)) out.set(rest.orderId, { ok: false, message: `not sent: ${err.message}` });
+      break;
+    }
+  }
+  return out;
 }

@@ -4,6 +4,7 @@ import { AppError } from '../../core/errors.js';
 import { CarrierError, CarrierUnsupported, type CarrierAdapter, type CarrierCommune, type CarrierWilaya } from '../../providers/carrier.js';
 import { originAllowed } from '../../providers/carrier-http.js';
 import { EcotrackCarrier } from '../../providers/ecotrack/ecotrack.js';
+import { NoestCarrier } from '../../providers/noest/noest.js';
 import { ProcolisCarrier } from '../../providers/procolis/procolis.js';
 import { YalidineCarrier } from '../../providers/yalidine/yalidine.js';
 import { loadIntegration, markIntegration, type LoadedIntegration } from '../integrations/integration.access.js';
@@ -40,6 +41,8 @@ export function adapterFor(deps: Deps, provider: string, s: CarrierSettings): Ca
       return new EcotrackCarrier({ baseUrl: allowedBase(deps, provider, s.baseUrl), apiToken: token });
     case 'procolis':
       return new ProcolisCarrier({ baseUrl: c.procolisUrl, token, key: s.apiKey ?? '' });
+    case 'noest':
+      return new NoestCarrier({ baseUrl: c.noestUrl, apiToken: token, userGuid: s.userGuid ?? '' });
     default:
       throw new AppError('NOT_CONFIGURED', `The carrier ${provider} is not supported by this server`);
   }
