@@ -12,20 +12,23 @@ import type { CarrierFake } from './fakes/carrier-fake.js';
 import { startFakeEcotrack, type FakeEcotrack } from './fakes/ecotrack.js';
 import { startFakeNoest, type FakeNoest } from './fakes/noest.js';
 import { startFakeProcolis, type FakeProcolis } from './fakes/procolis.js';
+import { startFakeZimou, type FakeZimou } from './fakes/zimou.js';
 
 let svc: TestService;
 let api: Api;
 let ecotrack: FakeEcotrack;
 let procolis: FakeProcolis;
 let noest: FakeNoest;
-const fakes = (): CarrierFake[] => [ecotrack, procolis, noest];
+let zimou: FakeZimou;
+const fakes = (): CarrierFake[] => [ecotrack, procolis, noest, zimou];
 
 before(async () => {
-  [ecotrack, procolis, noest] = await Promise.all([startFakeEcotrack(), startFakeProcolis(), startFakeNoest()]);
+  [ecotrack, procolis, noest, zimou] = await Promise.all([startFakeEcotrack(), startFakeProcolis(), startFakeNoest(), startFakeZimou()]);
   svc = await startTestService({
     SOUK_ECOTRACK_ORIGINS: `https://*.ecotrack.dz,${ecotrack.origin}`,
     SOUK_PROCOLIS_URL: `${procolis.origin}/api_v1`,
     SOUK_NOEST_URL: noest.origin,
+    SOUK_ZIMOU_URL: zimou.origin,
   });
   api = client(svc.url);
 });
@@ -329,5 +332,63 @@ describe('Noest Express', () => {
     const again = await send(s, { orderId: order.id });
     assert.equal(again.status, 201, again.text);
     assert.equal(noest.ordersOf(order.id).filter((o) => o.validated).length, 1);
+  });
+});
+
+describe('Zimou Express', () => {
+  const integration = () => ({ provider: 'zimou', config: { fromWilaya: 16 }, secrets: { apiToken: zimou.token } });
+  const store = () => carrierStore(integration());
+
+  test('fees: the lowest partner price of each wilaya', async () => {
+    const s = await store();
+    assert.equal((await api('POST', `${base(s)}/testConnection`, { token: s.token })).body.ok, true);
+    const table = (await api('GET', `${base(s)}/wilayaFees`, { token: s.token })).body.data;
+    assert.equal(table.length, 58);
+    assert.deepEqual(table.find((r: any) => r.wilayaCode === '16'), { wilayaCode: '16', home: 450, stopDesk: 350 });
+    assert.deepEqual(table.find((r: any) => r.wilayaCode === '31'), { wilayaCode: '31', home: 800, stopDesk: 600 });
+  });
+
+  test('send one package; label; status ids move parcel and order; cancel while in preparation', async () => {
+    const s = await store();
+    const order = await newOrder(s);
+    const res = await send(s, { orderId: order.id });
+    assert.equal(res.status, 201, res.text);
+    const [pkg] = zimou.packagesOf(order.id);
+    assert.equal(pkg.tracking_code, res.body.tracking);
+    assert.equal(pkg.delivery_type, 'Express');
+    assert.equal(pkg.price, '3000');
+    assert.equal(pkg.commune, 'Bordj El Kiffan');
+    assert.equal(res.body.deliveryFee, 450);
+    const label = await api('GET', `${base(s)}/parcels/${res.body.id}/label`, { token: s.token });
+    assert.equal(label.body.contentType, 'application/pdf', label.text);
+
+    const other = await newOrder(s);
+    const second = await send(s, { orderId: other.id });
+    const cancelled = await api('POST', `${base(s)}/parcels/${second.body.id}/cancel`, { token: s.token });
+    assert.equal(cancelled.body.status, 'cancelled', cancelled.text);
+    assert.equal(zimou.packagesOf(other.id).length, 0);
+
+    zimou.advance(pkg.tracking_code, 7);
+    await pollLater();
+    assert.equal((await api('GET', `${base(s)}/parcels/${res.body.id}`, { token: s.token })).body.status, 'out_for_delivery');
+    zimou.advance(pkg.tracking_code, 8, new Date(Date.now() + 60_000));
+    await pollLater();
+    const parcel = (await api('GET', `${base(s)}/parcels/${res.body.id}`, { token: s.token })).body;
+    assert.equal(parcel.status, 'delivered');
+    assert.equal(parcel.rawStatus, 'LIVRÉ');
+    assert.equal((await getOrder(s, order.id)).status, 'delivered');
+  });
+
+  test('a refusal under HTTP 201 is 400; a lost answer is not sent again', async () => {
+    const s = await store();
+    const bad = await newOrder(s, { ...ADDRESS, communeName: 'Atlantis' });
+    const refused = await send(s, { orderId: bad.id });
+    assertProblem(refused, 400, 'VALIDATION_FAILED');
+    assert.match(refused.body.detail, /Commune introuvable/);
+    const order = await newOrder(s);
+    zimou.dropCreates = 1;
+    assertProblem(await send(s, { orderId: order.id }), 502, 'BAD_GATEWAY');
+    assertProblem(await send(s, { orderId: order.id }), 409, 'CONFLICT');
+    assert.equal(zimou.packagesOf(order.id).length, 1);
   });
 });

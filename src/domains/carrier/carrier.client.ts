@@ -7,6 +7,7 @@ import { EcotrackCarrier } from '../../providers/ecotrack/ecotrack.js';
 import { NoestCarrier } from '../../providers/noest/noest.js';
 import { ProcolisCarrier } from '../../providers/procolis/procolis.js';
 import { YalidineCarrier } from '../../providers/yalidine/yalidine.js';
+import { ZimouCarrier } from '../../providers/zimou/zimou.js';
 import { loadIntegration, markIntegration, type LoadedIntegration } from '../integrations/integration.access.js';
 import { baseUrlOrigins, CARRIER_PROVIDERS, DEFAULT_ORDER_STATUS_MAP, wilayaCode } from '../integrations/integration.kinds.js';
 
@@ -43,6 +44,8 @@ export function adapterFor(deps: Deps, provider: string, s: CarrierSettings): Ca
       return new ProcolisCarrier({ baseUrl: c.procolisUrl, token, key: s.apiKey ?? '' });
     case 'noest':
       return new NoestCarrier({ baseUrl: c.noestUrl, apiToken: token, userGuid: s.userGuid ?? '' });
+    case 'zimou':
+      return new ZimouCarrier({ baseUrl: c.zimouUrl, apiToken: token });
     default:
       throw new AppError('NOT_CONFIGURED', `The carrier ${provider} is not supported by this server`);
   }
