@@ -50,11 +50,10 @@ export interface Config {
   noestUrl: string;
   zimouUrl: string;
   /**
-   * Origins a store's Ecotrack or EcoManager `baseUrl` may name (each courier and each shop has
-   * its own address): `scheme://host[:port]`, `*.` standing for any subdomain.
+   * Origins a store's Ecotrack `baseUrl` may name (each courier runs Ecotrack under its own
+   * address): `scheme://host[:port]`, `*.` standing for any subdomain.
    */
   ecotrackOrigins: string[];
-  ecomanagerOrigins: string[];
   /** Chargily Pay v2 base URL (checkouts at `/api/v2/checkouts`); the test mode is `https://pay.chargily.net/test`. */
   chargilyUrl: string;
   /** Stripe API base URL. */
@@ -298,7 +297,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     noestUrl: urlVar(env, 'SOUK_NOEST_URL', 'https://app.noest-dz.com'),
     zimouUrl: urlVar(env, 'SOUK_ZIMOU_URL', 'https://zimou.express/api'),
     ecotrackOrigins: originPatterns(env, 'SOUK_ECOTRACK_ORIGINS', ['https://*.ecotrack.dz']),
-    ecomanagerOrigins: originPatterns(env, 'SOUK_ECOMANAGER_ORIGINS', ['https://*.ecomanager.dz']),
     aiProvider: aiProvider(env.SOUK_AI_PROVIDER),
     aiImagesUrl: urlVar(env, 'SOUK_AI_IMAGES_URL', 'https://api.openai.com/v1'),
     aiApiKey: env.SOUK_AI_API_KEY || null,

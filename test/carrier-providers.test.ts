@@ -1,7 +1,8 @@
 /**
  * The carriers beyond Yalidine, each against a local fake that speaks its wire shape: the
  * integration (settings, secrets, allow-listed base URLs), fees, sending (and a lost answer),
- * the label, status polling onto parcel and order, and cancelling.
+ * the label, status polling onto parcel and order, and cancelling; then the same carriers
+ * through the Feeef face, from its SDK's request shapes.
  */
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { pollQuietParcels } from '../src/domains/carrier/carrier.poller.js';
 import { assertProblem, client, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import type { CarrierFake } from './fakes/carrier-fake.js';
+import { assertFeeefProblem, feeefStore } from './feeef-helpers.js';
 import { startFakeEcotrack, type FakeEcotrack } from './fakes/ecotrack.js';
 import { startFakeNoest, type FakeNoest } from './fakes/noest.js';
 import { startFakeProcolis, type FakeProcolis } from './fakes/procolis.js';
@@ -390,5 +392,58 @@ describe('Zimou Express', () => {
     assertProblem(await send(s, { orderId: order.id }), 502, 'BAD_GATEWAY');
     assertProblem(await send(s, { orderId: order.id }), 409, 'CONFLICT');
     assert.equal(zimou.packagesOf(order.id).length, 1);
+  });
+});
+
+describe("the Feeef SDK's integrations calls, as its axios client sends them", () => {
+  /** A Feeef store whose carrier integration is `body`; the /v1 client shares its token. */
+  async function feeefCarrier(body: Record<string, unknown>) {
+    const owner = await feeefStore(svc.url);
+    const s = { ...owner, storeId: owner.storeId } as Owner;
+    const res = await api('PUT', base(s), { token: owner.token, body });
+    assert.equal(res.status, 201, res.text);
+    return { ...owner, s };
+  }
+
+  test('ecotrack().getDeliveryFees and getStatistics', async () => {
+    const { ff, storeId, s } = await feeefCarrier({ provider: 'ecotrack', config: { baseUrl: ecotrack.origin, fromWilaya: 16 }, secrets: { apiToken: ecotrack.token } });
+    const fees = await ff.get(`/stores/${storeId}/integrations/ecotrack/fees`, { baseUrl: 'https://sdk.ecotrack.dz', token: 'sdk-token-ignored' });
+    assert.equal(fees.status, 200, fees.text);
+    assert.equal(fees.data.length, 58);
+    assert.deepEqual(fees.data[15], [200, 400], '[desk, home] for Alger');
+    assert.deepEqual(fees.data[49], [null, null], 'a wilaya the tenant does not serve');
+    assert.ok(ecotrack.calls.every((c) => !JSON.stringify([c.query.toString(), c.headers.authorization]).includes('sdk-token-ignored')));
+
+    const order = await newOrder(s);
+    assert.equal((await send(s, { orderId: order.id })).status, 201);
+    const stats = await ff.get(`/stores/${storeId}/integrations/ecotrack/statistics`);
+    assert.equal(stats.status, 200, stats.text);
+    assert.deepEqual(stats.data.global, { enTraitement: 1, livred: 0, retours: 0, total: 1 });
+    assert.deepEqual(stats.data.today_act, { expedie: 1, delivered: 0, returned: 0, suspended: 0 });
+    assert.deepEqual(stats.data.top_wilaya, [{ wilaya_id: 16, total: 1, retours: 0, livred: 0, wilaya_name: 'Alger' }]);
+    assertFeeefProblem(await ff.get(`/stores/${storeId}/integrations/ecotrack/finance`, { api_token: 'x' }), 501, 'NOT_IMPLEMENTED');
+  });
+
+  test('procolis(), noest() and zimou(): getDeliveryFees and send', async () => {
+    const cases = [
+      { provider: 'procolis', body: { provider: 'procolis', config: { fromWilaya: 16 }, secrets: { apiToken: procolis.token, apiKey: procolis.key } }, creds: { key: 'k', token: 't' }, alger: [300, 400], held: (id: string) => procolis.colis.has(id) },
+      { provider: 'noest', body: { provider: 'noest', config: { userGuid: noest.guid, fromWilaya: 16 }, secrets: { apiToken: noest.token } }, creds: { guid: 'g', token: 't' }, alger: [350, 450], held: (id: string) => noest.ordersOf(id).length === 1 },
+      { provider: 'zimou', body: { provider: 'zimou', config: { fromWilaya: 16 }, secrets: { apiToken: zimou.token } }, creds: { apiKey: 'k' }, alger: [350, 450], held: (id: string) => zimou.packagesOf(id).length === 1 },
+    ];
+    for (const c of cases) {
+      const { ff, storeId, s } = await feeefCarrier(c.body);
+      const fees = await ff.get(`/stores/${storeId}/integrations/${c.provider}/fees`, c.creds);
+      assert.equal(fees.status, 200, `${c.provider}: ${fees.text}`);
+      assert.deepEqual(fees.data[15], c.alger, c.provider);
+      const order = await newOrder(s);
+      const sent = await ff.post(`/stores/${storeId}/integrations/${c.provider}/send`, { ...c.creds, orderId: order.id });
+      assert.equal(sent.status, 201, `${c.provider}: ${sent.text}`);
+      assert.equal(sent.data.orderId, order.id);
+      assert.ok(c.held(order.id), c.provider);
+      const other = cases.find((o) => o.provider !== c.provider)!;
+      const mismatch = await ff.get(`/stores/${storeId}/integrations/${other.provider}/fees`, other.creds);
+      assertFeeefProblem(mismatch, 503, 'NOT_CONFIGURED');
+      assert.match(mismatch.data.detail, new RegExp(`is ${c.provider}, not ${other.provider}`));
+    }
   });
 });

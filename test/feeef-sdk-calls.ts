@@ -311,15 +311,23 @@ export const SDK_CALLS: SdkCall[] = [
   ),
 
   ...calls('integrations.yalidine', true, [['getDeliveryFees', 'GET', '/stores/{id}/integrations/yalidine/fees']]),
-  ...calls('integrations.ecotrack', false, [
+  ...calls('integrations.ecotrack', true, [
     ['getDeliveryFees', 'GET', '/stores/{id}/integrations/ecotrack/fees'],
-    ['getFinancialData', 'GET', '/stores/{id}/integrations/ecotrack/finance'],
     ['getStatistics', 'GET', '/stores/{id}/integrations/ecotrack/statistics'],
+  ]),
+  ...calls('integrations.ecotrack', false, [
+    ['getFinancialData', 'GET', '/stores/{id}/integrations/ecotrack/finance'],
     ['getSyncStatus', 'GET', '/stores/{id}/integrations/ecotrack/sync/status'],
     ['triggerSync', 'POST', '/stores/{id}/integrations/ecotrack/sync'],
     ['triggerCashinSync', 'POST', '/stores/{id}/integrations/ecotrack/sync/cashin'],
   ]),
-  ...['procolis', 'noest', 'zimou', 'ecomanager'].flatMap((p) =>
+  ...['procolis', 'noest', 'zimou'].flatMap((p) =>
+    calls(`integrations.${p}`, true, [
+      ['getDeliveryFees', 'GET', `/stores/{id}/integrations/${p}/fees`],
+      ['send', 'POST', `/stores/{id}/integrations/${p}/send`],
+    ]),
+  ),
+  ...['ecomanager'].flatMap((p) =>
     calls(`integrations.${p}`, false, [
       ['getDeliveryFees', 'GET', `/stores/{id}/integrations/${p}/fees`],
       ['send', 'POST', `/stores/{id}/integrations/${p}/send`],

@@ -162,7 +162,7 @@ test('promos: snake_case, [[0, percent]] discounts, list with validNow, find, va
   assert.deepEqual({ valid: no.data.valid, reason: no.data.reason }, { valid: false, reason: 'invalid' });
 });
 
-test("yalidine at Feeef's per-provider paths: the fee table, statistics; other carriers are 501", async () => {
+test("yalidine at Feeef's per-provider paths: the fee table, statistics; another carrier's path says the store's carrier is yalidine", async () => {
   const { ff, storeId, token } = owner;
   assertFeeefProblem(await ff.get(`/stores/${storeId}/integrations/yalidine/fees`, { id: 'x', token: 'y' }), 503, 'NOT_CONFIGURED');
   const put = await api('PUT', `/v1/stores/${storeId}/integrations/carrier`, { token, body: { provider: 'yalidine', config: { apiId: 'yal-test-id', fromWilaya: 16 }, secrets: { apiToken: 'yal-test-token-0123456789abcdef' } } });
@@ -187,8 +187,9 @@ test("yalidine at Feeef's per-provider paths: the fee table, statistics; other c
   const stats = await ff.get(`/stores/${storeId}/integrations/yalidine/statistics`);
   assert.equal(stats.status, 200, stats.text);
   assert.equal(stats.data.codCollected, 0);
-  for (const path of ['ecotrack/fees', 'ecotrack/statistics', 'zimou/fees']) assertFeeefProblem(await ff.get(`/stores/${storeId}/integrations/${path}`), 501, 'NOT_IMPLEMENTED');
-  assertFeeefProblem(await ff.post(`/stores/${storeId}/integrations/noest/send`, { guid: 'g', token: 't', orderId: 'ord_x' }), 501, 'NOT_IMPLEMENTED');
+  for (const path of ['ecotrack/fees', 'zimou/fees']) assertFeeefProblem(await ff.get(`/stores/${storeId}/integrations/${path}`), 503, 'NOT_CONFIGURED');
+  assertFeeefProblem(await ff.post(`/stores/${storeId}/integrations/noest/send`, { guid: 'g', token: 't', orderId: order.data.id }), 503, 'NOT_CONFIGURED');
+  assertFeeefProblem(await ff.get(`/stores/${storeId}/integrations/ecotrack/finance`), 501, 'NOT_IMPLEMENTED');
   const viewer = await feeefSignup(svc.url);
   assertFeeefProblem(await viewer.ff.get(`/stores/${storeId}/integrations/yalidine/fees`), 404, 'NOT_FOUND');
 });

@@ -6,6 +6,7 @@ import { routes as catalog } from './routes/catalog.js';
 import { routes as orders } from './routes/orders.js';
 import { routes as templates } from './routes/templates.js';
 import { routes as shipping } from './routes/shipping.js';
+import { routes as carriers } from './routes/carriers.js';
 import { routes as inventory } from './routes/inventory.js';
 
 /** The face's whole table: one entry per /feeef/v1 route, by group (docs/feeef.md lists each). */
@@ -19,5 +20,6 @@ export const FEEEF_ROUTES: Array<{ tag: string; route: FeeefRoute }> = [
   ...group('orders', orders),
   ...group('templates', templates),
   ...group('shipping', shipping),
+  ...group('shipping', carriers),
   ...group('inventory', inventory),
 ];

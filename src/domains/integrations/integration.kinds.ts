@@ -49,13 +49,12 @@ export const CARRIER_PROVIDERS: Record<string, { config: readonly string[]; secr
   procolis: { config: [], secrets: ['apiToken', 'apiKey'], pushes: false },
   noest: { config: ['userGuid'], secrets: ['apiToken'], pushes: false },
   zimou: { config: [], secrets: ['apiToken'], pushes: false },
-  ecomanager: { config: ['baseUrl'], secrets: ['apiToken'], pushes: true },
 };
 const CARRIER_SETTINGS = ['apiId', 'baseUrl', 'userGuid'];
 
 /** The origins a carrier's per-store `baseUrl` may name, by provider. */
 export function baseUrlOrigins(env: Config, provider: string): readonly string[] {
-  return provider === 'ecotrack' ? env.ecotrackOrigins : provider === 'ecomanager' ? env.ecomanagerOrigins : [];
+  return provider === 'ecotrack' ? env.ecotrackOrigins : [];
 }
 
 export const DEFAULT_ORDER_STATUS_MAP: Record<string, string> = { in_transit: 'shipped', delivered: 'delivered', returned: 'returned' };
