@@ -106,9 +106,12 @@ export async function requireCarrier(ctx: Ctx, storeId: string, provider?: strin
   const missing = missingSecrets(configured, loaded.secrets);
   if (missing.length) throw new AppError('NOT_CONFIGURED', `This store's carrier integration has no ${missing.map((m) => `secrets.${m}`).join(' or ')}`);
   const handle = handleOf(ctx.deps, storeId, loaded);
-  // A complete integration whose base URL the server no longer allows: adapterFor says so.
-  if (!handle) adapterFor(ctx.deps, configured, { baseUrl: setting(loaded.config.baseUrl) });
-  return handle!;
+  if (!handle) {
+    // A base URL the server no longer allows: adapterFor says so; anything else is incomplete.
+    adapterFor(ctx.deps, configured, { baseUrl: setting(loaded.config.baseUrl) });
+    throw new AppError('NOT_CONFIGURED', `This store's carrier integration lacks the settings ${configured} needs`);
+  }
+  return handle;
 }
 
 /**
