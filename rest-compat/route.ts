@@ -63,6 +63,8 @@ export interface RestRoute {
   reply?: (value: any, req: RestRequest) => RestReply;
   /** Answer with a strong ETag of the JSON body, and 304 when If-None-Match matches. */
   etag?: boolean;
+  /** `Cache-Control` of the route's successful answers (and its 304s), from the server's configuration. */
+  cacheControl?: (config: import('../src/config.js').Config) => string;
   /** OpenAPI: other success statuses `reply` may answer with, and non-JSON content types. */
   extraResponses?: Record<string, Record<string, unknown>>;
   /**
@@ -108,3 +110,13 @@ export const dataEnvelope: Pick<RestRoute, 'result' | 'responseSchema'> = {
   responseSchema: (list) => ({ type: 'object', required: ['data'], properties: { data: list } }),
 };
 export const group = (tag: string, routes: RestRoute[]): RestRoute[] => routes.map((r) => ({ ...r, tags: r.tags ?? [tag] }));
+
+/** The storefront's caching (CONTRACT-3 §17.2): what a CDN may keep, and what no one may. */
+export const CACHE = {
+  /** Catalog reads: fresh for SOUK_STOREFRONT_MAX_AGE, then served stale while revalidated for ten times as long. */
+  catalog: (config: import('../src/config.js').Config) => `public, max-age=${config.storefrontMaxAgeS}, stale-while-revalidate=${10 * config.storefrontMaxAgeS}`,
+  /** Geo data changes with a country's administrative division: a day. */
+  geo: () => 'public, max-age=86400, stale-while-revalidate=864000',
+  /** Carts, checkouts and orders: never kept. */
+  noStore: () => 'no-store',
+} as const;

@@ -434,6 +434,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
         if (c.route.handle) return handleRoute(req, reply, deps, operations, c, ctx);
         const answer = await runIdempotent(c, req, operations, ctx);
         if (answer.problem) return sendProblem(reply, answer.problem, answer.headers);
+        if (c.route.cacheControl) answer.headers = { ...answer.headers, 'cache-control': c.route.cacheControl(deps.config) };
         if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer);
         return sendReply(reply, answer);
       },

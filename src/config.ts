@@ -86,6 +86,12 @@ export interface Config {
   /** The platform's Shopify app; null: the connector answers 503 NOT_CONFIGURED (its ingress 401). */
   shopifyClientId: string | null;
   shopifyClientSecret: string | null;
+  /** Storefront catalog reads: `Cache-Control: public, max-age=N, stale-while-revalidate=10N`, N in seconds. */
+  storefrontMaxAgeS: number;
+  /** The highest per-store storefront limits a store may set (its defaults, unless an operator raises them). */
+  storefrontMax: { checkoutsPerAddress: number; checkoutsPerPhone: number; readsPerAddress: number };
+  /** Proxy hops in front of the service whose X-Forwarded-For is believed (0: the socket's address). */
+  trustProxyHops: number;
 }
 
 export class ConfigError extends Error {}
@@ -310,5 +316,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shopifyAdminUrlTemplate: shopTemplateVar(env, 'SOUK_SHOPIFY_ADMIN_URL_TEMPLATE', 'https://{shop}'),
     shopifyClientId: env.SOUK_SHOPIFY_CLIENT_ID || null,
     shopifyClientSecret: env.SOUK_SHOPIFY_CLIENT_SECRET || null,
+    storefrontMaxAgeS: intVar(env, 'SOUK_STOREFRONT_MAX_AGE', 30, 0, 86_400),
+    storefrontMax: {
+      checkoutsPerAddress: intVar(env, 'SOUK_STOREFRONT_MAX_CHECKOUTS_PER_ADDRESS', 10, 1, 1_000_000),
+      checkoutsPerPhone: intVar(env, 'SOUK_STOREFRONT_MAX_CHECKOUTS_PER_PHONE', 5, 1, 1_000_000),
+      readsPerAddress: intVar(env, 'SOUK_STOREFRONT_MAX_READS_PER_ADDRESS', 600, 1, 100_000_000),
+    },
+    trustProxyHops: intVar(env, 'SOUK_TRUST_PROXY', 0, 0, 16),
   };
 }

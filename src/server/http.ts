@@ -187,7 +187,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
-    trustProxy: false,
+    // Only the hops an operator names are believed (X-Forwarded-For); otherwise the socket's address counts.
+    trustProxy: deps.config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < deps.config.trustProxyHops : false,
     // AIP-136 custom verbs may arrive percent-encoded (`/v1/things%3AbatchDelete`).
     rewriteUrl: (req) => rewriteCustomVerb(req.url ?? '/'),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
