@@ -350,3 +350,36 @@ export async function orderShippingCost(ctx: Ctx, storeId: string, currency: str
   if (q.currency !== currency) throw invalid('shippingMethodId', `its prices are in ${q.currency}, the order in ${currency}`);
   return q.amount;
 }
+
+/** One way a published shipping method delivers to a state: minor units of `currency`. */
+export interface ShippingOption {
+  methodId: string;
+  name: string;
+  type: DeliveryType;
+  price: number;
+  currency: string;
+}
+
+/**
+ * What the store's published methods charge for delivering `types` to a state, cheapest first
+ * (then by name): each method's price table rate for the state, or its flat price for every type.
+ * Two statements whatever the number of methods.
+ */
+export async function shippingOptions(ctx: Ctx, storeId: string, country: string, state: string, types: readonly DeliveryType[]): Promise<ShippingOption[]> {
+  const methods = await ctx.em.find(ShippingMethod, { storeId, status: 'published' }, { orderBy: { id: 'asc' } });
+  if (!methods.length) return [];
+  const tableIds = [...new Set(methods.map((m) => m.shippingPriceId).filter((id): id is string => !!id))];
+  const tables = new Map((tableIds.length ? await ctx.em.find(ShippingPrice, { id: { $in: tableIds }, storeId }) : []).map((t) => [t.id, t]));
+  const currency = await storeCurrency(ctx, storeId);
+  const options: ShippingOption[] = [];
+  for (const m of methods) {
+    const table = m.shippingPriceId ? tables.get(m.shippingPriceId) : undefined;
+    // A method whose table is gone delivers nowhere; a table in another currency cannot price an order.
+    if (m.shippingPriceId && (!table || table.currency !== currency)) continue;
+    for (const type of types) {
+      const price = table ? lookupRate(table.prices, country, state, type) : m.price;
+      if (price !== null) options.push({ methodId: m.id, name: m.name, type, price, currency });
+    }
+  }
+  return options.sort((a, b) => a.price - b.price || a.name.localeCompare(b.name) || a.methodId.localeCompare(b.methodId));
+}
