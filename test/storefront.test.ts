@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, type Api, type TestService } from './helpers.js';
+import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, until, type Api, type TestService } from './helpers.js';
+import { gqlSubscribe } from './sse-client.js';
 
 let svc: TestService;
 let api: Api;
@@ -421,5 +422,73 @@ describe('storefront: cart pricing and guest checkout', () => {
     const seen = await api('GET', '/v1/storefront/orders/current', { token: two.body.orderToken });
     assert.deepEqual(seen.body.status, { name: 'Confirmed', kind: 'confirmed' });
     assertProblem(await api('GET', `/v1/orders/${one.body.order.id}/payment/methods`, { token: two.body.orderToken }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('storefront: GraphQL', () => {
+  const gql = async (query: string, variables: Record<string, unknown> = {}, token?: string) => {
+    const res = await fetch(`${svc.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await res.json()) as { data?: any; errors?: Array<{ message: string; extensions: { code: string; problems?: unknown[] } }> };
+  };
+
+  test('Query.storefront: the public reads as fields, no account; unknown store → NOT_FOUND; checkout as a mutation', async () => {
+    const s = await shop('Graph Shop');
+    const a = await product(s, { name: 'A', price: 300 });
+    await shipping(s);
+    const read = await gql(
+      `query($store: String!) { storefront(store: $store) { slug name phoneRegion products(limit: 5) { data { name price inStock } nextCursor }
+        shipping(state: "16") { options { type price } } cart(input: { items: [{ productId: "${a.slug}", quantity: 2 }] }) { total problems { code } } } }`,
+      { store: s.slug },
+    );
+    assert.equal(read.errors, undefined, JSON.stringify(read.errors));
+    assert.equal(read.data.storefront.slug, s.slug);
+    assert.deepEqual(read.data.storefront.products, { data: [{ name: 'A', price: 300, inStock: true }], nextCursor: null });
+    assert.equal(read.data.storefront.cart.total, 600);
+    const unknown = await gql('{ storefront(store: "nope-nope") { products { data { id } } } }');
+    assert.equal(unknown.errors?.[0].extensions.code, 'NOT_FOUND');
+    const placed = await gql(
+      `mutation($store: String!, $input: StorefrontOrderInput!) { createStorefrontOrder(store: $store, input: $input) { orderToken order { total status { kind } } } }`,
+      { store: s.storeId, input: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0770123456' }) },
+    );
+    assert.equal(placed.errors, undefined, JSON.stringify(placed.errors));
+    assert.equal(placed.data.createStorefrontOrder.order.total, 700);
+    const mine = await gql('{ myOrder { total status { name } } }', {}, placed.data.createStorefrontOrder.orderToken);
+    assert.deepEqual(mine.data.myOrder, { total: 700, status: { name: 'Pending' } });
+    const invalid = await gql(
+      `mutation($store: String!, $input: StorefrontOrderInput!) { createStorefrontOrder(store: $store, input: $input) { orderToken } }`,
+      { store: s.storeId, input: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0770123456', shipping: { state: '16', city: 'X', type: 'desk', methodId: 'shm_nope' } }) },
+    );
+    assert.equal(invalid.errors?.[0].extensions.code, 'CART_INVALID');
+    assert.deepEqual(invalid.errors?.[0].extensions.problems, [{ path: 'shipping.methodId', code: 'SHIPPING_UNAVAILABLE', message: 'This shipping method does not deliver desk to state 16' }]);
+  });
+
+  test('Subscription.myOrder over graphql-sse: the view again when the merchant moves the order, only its own', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 300, stock: 20 });
+    await shipping(s);
+    const mine = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }]) });
+    const other = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }]) });
+    const hub = svc.service.deps.realtime;
+    const before = hub.size;
+    const sub = gqlSubscribe(svc.url, mine.body.orderToken, 'subscription { myOrder { id status { name kind } paymentStatus history { kind } } }', {});
+    try {
+      await until('the subscription to register', () => hub.size > before);
+      assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders/${other.body.order.id}/confirm`, { token: s.token })).status, 200);
+      assert.equal((await api('PATCH', `/v1/stores/${s.storeId}/orders/${mine.body.order.id}`, { token: s.token, body: { metadata: { seen: true } } })).status, 200);
+      assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders/${mine.body.order.id}/confirm`, { token: s.token })).status, 200);
+      const [first] = await sub.waitFor(1);
+      assert.deepEqual(first.data.myOrder, { id: mine.body.order.id, status: { name: 'Confirmed', kind: 'confirmed' }, paymentStatus: 'unpaid', history: [{ kind: 'new' }, { kind: 'confirmed' }] });
+      assert.equal(sub.results.length, 1, 'a change the customer does not follow (metadata) and another order send nothing');
+    } finally {
+      sub.close();
+    }
+    const anonymous = gqlSubscribe(svc.url, null, 'subscription { myOrder { id } }', {});
+    await anonymous.waitForEnd();
+    assert.equal((anonymous.failure as any)?.[0]?.extensions?.code ?? (anonymous.results[0] as any)?.errors?.[0]?.extensions?.code, 'UNAUTHENTICATED');
+    anonymous.close();
   });
 });
