@@ -492,3 +492,89 @@ describe('storefront: GraphQL', () => {
     anonymous.close();
   });
 });
+
+describe('storefront: the merchant’s defences and bad input', () => {
+  test('risk comes from this store’s own history of the phone and address, never another store’s', async () => {
+    const s = await shop();
+    const other = await shop();
+    const a = await product(s, { name: 'A', price: 100, stock: 100 });
+    const b = await product(other, { name: 'B', price: 100, stock: 100 });
+    await shipping(s);
+    await shipping(other);
+    // In the other store this phone's orders were all returned: it must not count here.
+    for (let i = 1; i <= 2; i++) {
+      const placed = await api('POST', `/v1/storefront/${other.slug}/orders`, { body: order([{ productId: b.id, quantity: i }], { customerPhone: '0661000001' }) });
+      await api('PATCH', `/v1/stores/${other.storeId}/orders/${placed.body.order.id}`, { token: other.token, body: { status: 'returned' } });
+    }
+    const first = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0661000001' }) });
+    const firstRisk = (await api('GET', `/v1/stores/${s.storeId}/orders/${first.body.order.id}`, { token: s.token })).body.risk;
+    // Another store's returns and orders from this address do not count here.
+    assert.deepEqual(firstRisk.reasons.map((r: any) => r.code), ['FIRST_ORDER']);
+    await api('PATCH', `/v1/stores/${s.storeId}/orders/${first.body.order.id}`, { token: s.token, body: { status: 'delivered' } });
+    const second = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }], { customerPhone: '0661000001' }) });
+    await api('PATCH', `/v1/stores/${s.storeId}/orders/${second.body.order.id}`, { token: s.token, body: { status: 'returned' } });
+    const third = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 3 }], { customerPhone: '0661000001' }) });
+    const risk = (await api('GET', `/v1/stores/${s.storeId}/orders/${third.body.order.id}`, { token: s.token })).body.risk;
+    const codes = risk.reasons.map((r: any) => r.code);
+    assert.ok(codes.includes('DELIVERED') && codes.includes('RETURNED') && codes.includes('ADDRESS_BURST'), JSON.stringify(risk));
+    assert.ok(!codes.includes('FIRST_ORDER'));
+    assert.ok(risk.score >= 0 && risk.score <= 100);
+    assert.equal(risk.reasons.find((r: any) => r.code === 'RETURNED').detail, '1 earlier order of this phone returned');
+  });
+
+  test('every body field is bounded: 400 at its path, nothing written', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 100, stock: 100 });
+    await shipping(s);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ customerName: '' }, 'customerName'],
+      [{ customerName: 'n'.repeat(121) }, 'customerName'],
+      [{ customerPhone: '5'.repeat(51) }, 'customerPhone'],
+      [{ customerEmail: 'not-an-email' }, 'customerEmail'],
+      [{ note: 'n'.repeat(1001) }, 'note'],
+      [{ metadata: { blob: 'x'.repeat(5000) } }, 'metadata'],
+      [{ coupon: 'c'.repeat(51) }, 'coupon'],
+      [{ shipping: { state: '16', city: '', type: 'home' } }, 'shipping.city'],
+      [{ shipping: { state: '16', city: 'c'.repeat(101), type: 'home' } }, 'shipping.city'],
+      [{ shipping: { state: '16', city: 'Alger', type: 'home', address: 'a'.repeat(501) } }, 'shipping.address'],
+      [{ shipping: { state: '16', city: 'Alger', type: 'pickup' } }, 'shipping.type'],
+      [{ shipping: { state: '70', city: 'Alger', type: 'home' } }, 'shipping.state'],
+      [{ items: [{ productId: 'p'.repeat(101), quantity: 1 }] }, 'items.0.productId'],
+      [{ items: Array.from({ length: 51 }, () => ({ productId: a.id, quantity: 1 })) }, 'items'],
+      [{ total: 1 }, 'total'],
+    ];
+    for (const [override, path] of cases) {
+      const res = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], override), contract: false });
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.ok(res.body.errors.some((e: any) => e.path === path), `${path}: ${res.text}`);
+    }
+    assert.equal((await api('GET', `/v1/stores/${s.storeId}/orders`, { token: s.token })).body.data.length, 0);
+  });
+
+  test('the order token is never in an event payload, a webhook body or an idempotent answer at rest', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 100, stock: 100 });
+    await shipping(s);
+    const placed = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }]), headers: { 'idempotency-key': 'k-1' } });
+    const token: string = placed.body.orderToken;
+    await api('POST', '/v1/storefront/orders/current/cancel', { token });
+    const em = svc.service.deps.orm.em.fork();
+    const events = await em.getConnection().execute('select data::text as data from store_events where store_id = ?', [s.storeId]);
+    assert.ok(events.length >= 2);
+    for (const e of events) assert.ok(!e.data.includes(token) && !e.data.includes(token.slice(4)), 'an event carries the token');
+    const kept = await em.getConnection().execute("select answer from idempotency_keys where key = 'k-1'");
+    assert.equal(kept.length, 1);
+    assert.ok(!kept[0].answer.includes(token.slice(4)), 'the kept answer is encrypted');
+  });
+
+  test('a deleted store takes its storefront orders and their history with it', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 100, stock: 100 });
+    await shipping(s);
+    const placed = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }]) });
+    assert.equal((await api('DELETE', `/v1/stores/${s.storeId}`, { token: s.token })).status, 204);
+    assertProblem(await api('GET', '/v1/storefront/orders/current', { token: placed.body.orderToken }), 401, 'UNAUTHENTICATED');
+    const left = await svc.service.deps.orm.em.fork().getConnection().execute('select count(*)::int as n from order_status_history where order_id = ?', [placed.body.order.id]);
+    assert.equal(left[0].n, 0);
+  });
+});
