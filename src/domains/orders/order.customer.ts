@@ -43,7 +43,7 @@ export interface PricedOrder {
  * Inserts a priced order in the store's first status of kind `new`, with its event, webhooks and
  * hooks as any new order; returns it and its token (shown once, to the customer).
  */
-export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder): Promise<{ order: OrderType; token: string }> {
+export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder): Promise<{ order: OrderType; entity: Order; statusName: string; token: string }> {
   const d = await newOrderDefaults(tx, storeId);
   const token = newPaymentToken();
   const order = Object.assign(new Order(), {
@@ -71,7 +71,7 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
   });
   order.total = totalOf(order);
   const view = await insertOrder(tx, order, { inbound: false, statusKind: 'new' });
-  return { order: view, token: token.token };
+  return { order: view, entity: order, statusName: d.statusName, token: token.token };
 }
 
 /** What the customer's view of an order reads: the order and its status's name and kind. */
@@ -107,8 +107,9 @@ export async function cancelWhileNew(ctx: Ctx, storeId: string, orderId: string)
 }
 
 /**
- * A phone's and an address's record in one store, for the storefront's risk score: orders by the
- * kind of their status now, and the address's orders in the last hour. One statement.
+ * A phone's and an address's record in one store, in one statement: for the storefront's risk
+ * score, orders by the kind of their status now and the address's orders in the last hour; for
+ * its duplicate check, the phone's orders since `recentSince`. Read after `lockCustomer`.
  */
 export interface CustomerRecord {
   byKind: Record<string, number>;
@@ -116,10 +117,14 @@ export interface CustomerRecord {
   /** Phones the address ordered with and addresses the phone ordered from, other than these. */
   otherPhones: string[];
   otherAddresses: string[];
+  /** The items of the phone's recent orders. */
+  recent: OrderItem[][];
 }
 
-export async function customerRecord(tx: TxCtx, storeId: string, phone: string, address: string): Promise<CustomerRecord> {
-  const [row] = await (tx.em as EntityManager).execute<Array<{ by_kind: Record<string, number> | null; last_hour: number; phones: string[] | null; addresses: string[] | null }>>(
+export async function customerRecord(tx: TxCtx, storeId: string, phone: string, address: string, recentSince: Date): Promise<CustomerRecord> {
+  const [row] = await (tx.em as EntityManager).execute<
+    Array<{ by_kind: Record<string, number> | null; last_hour: number; phones: string[] | null; addresses: string[] | null; recent: OrderItem[][] | null }>
+  >(
     `select
        (select jsonb_object_agg(kind, n) from (select st.kind, count(*)::int as n from orders o join order_statuses st on st.id = o.status_id
           where o.store_id = ? and o.customer_phone = ? group by st.kind) k) as by_kind,
@@ -127,23 +132,24 @@ export async function customerRecord(tx: TxCtx, storeId: string, phone: string, 
        (select array_agg(distinct customer_phone) from (select customer_phone from orders where store_id = ? and customer_ip = ? and customer_phone <> ?
           order by created_at desc limit 20) a) as phones,
        (select array_agg(distinct customer_ip) from (select customer_ip from orders where store_id = ? and customer_phone = ? and customer_ip <> ?
-          order by created_at desc limit 20) b) as addresses`,
-    [storeId, phone, storeId, address, storeId, address, phone, storeId, phone, address],
+          order by created_at desc limit 20) b) as addresses,
+       (select jsonb_agg(items) from (select items from orders where store_id = ? and customer_phone = ? and created_at > ?
+          order by created_at desc limit 50) r) as recent`,
+    [storeId, phone, storeId, address, storeId, address, phone, storeId, phone, address, storeId, phone, recentSince],
   );
-  return { byKind: row?.by_kind ?? {}, addressLastHour: row?.last_hour ?? 0, otherPhones: row?.phones ?? [], otherAddresses: row?.addresses ?? [] };
+  return {
+    byKind: row?.by_kind ?? {},
+    addressLastHour: row?.last_hour ?? 0,
+    otherPhones: row?.phones ?? [],
+    otherAddresses: row?.addresses ?? [],
+    recent: row?.recent ?? [],
+  };
 }
 
-/**
- * Whether the phone ordered these products in these quantities in the store within `withinMs`
- * (a duplicate checkout): the caller serializes checkouts of one phone first (`lockCustomer`).
- */
-export async function recentSameOrder(tx: TxCtx, storeId: string, phone: string, items: ReadonlyArray<{ productId: string | null; quantity: number }>, withinMs: number): Promise<boolean> {
+/** Whether one of the customer's recent orders holds these products in these quantities (a duplicate checkout). */
+export function orderedRecently(record: CustomerRecord, items: ReadonlyArray<{ productId: string | null; quantity: number }>): boolean {
   const key = itemsKey(items);
-  const rows = await (tx.em as EntityManager).execute<Array<{ items: OrderItem[] }>>(
-    'select items from orders where store_id = ? and customer_phone = ? and created_at > ? order by created_at desc limit 50',
-    [storeId, phone, new Date(Date.now() - withinMs)],
-  );
-  return rows.some((r) => itemsKey(r.items) === key);
+  return record.recent.some((r) => itemsKey(r) === key);
 }
 
 /** Products and quantities, whatever the order of the lines. */

@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import { ShippingMethod, ShippingPrice, PRICE_STATUSES, type DeliveryType } from './shipping.entity.js';
+import { ShippingMethod, ShippingPrice, PRICE_STATUSES, type DeliveryType, type PriceTable } from './shipping.entity.js';
 import type {
   ShippingMethodForkInput,
   ShippingMethodInput,
@@ -363,21 +363,21 @@ export interface ShippingOption {
 /**
  * What the store's published methods charge for delivering `types` to a state, cheapest first
  * (then by name): each method's price table rate for the state, or its flat price for every type.
- * Two statements whatever the number of methods.
+ * `currency` is the store's. One statement whatever the number of methods.
  */
-export async function shippingOptions(ctx: Ctx, storeId: string, country: string, state: string, types: readonly DeliveryType[]): Promise<ShippingOption[]> {
-  const methods = await ctx.em.find(ShippingMethod, { storeId, status: 'published' }, { orderBy: { id: 'asc' } });
-  if (!methods.length) return [];
-  const tableIds = [...new Set(methods.map((m) => m.shippingPriceId).filter((id): id is string => !!id))];
-  const tables = new Map((tableIds.length ? await ctx.em.find(ShippingPrice, { id: { $in: tableIds }, storeId }) : []).map((t) => [t.id, t]));
-  const currency = await storeCurrency(ctx, storeId);
+export async function shippingOptions(ctx: Ctx, storeId: string, currency: string, country: string, state: string, types: readonly DeliveryType[]): Promise<ShippingOption[]> {
+  const methods = await ctx.em.execute<Array<{ id: string; name: string; price: string | number; shipping_price_id: string | null; table_currency: string | null; prices: PriceTable | null }>>(
+    `select m.id, m.name, m.price, m.shipping_price_id, t.currency as table_currency, t.prices
+       from shipping_methods m left join shipping_prices t on t.id = m.shipping_price_id and t.store_id = m.store_id
+      where m.store_id = ? and m.status = 'published' order by m.id`,
+    [storeId],
+  );
   const options: ShippingOption[] = [];
   for (const m of methods) {
-    const table = m.shippingPriceId ? tables.get(m.shippingPriceId) : undefined;
     // A method whose table is gone delivers nowhere; a table in another currency cannot price an order.
-    if (m.shippingPriceId && (!table || table.currency !== currency)) continue;
+    if (m.shipping_price_id && m.table_currency !== currency) continue;
     for (const type of types) {
-      const price = table ? lookupRate(table.prices, country, state, type) : m.price;
+      const price = m.prices ? lookupRate(m.prices, country, state, type) : Number(m.price);
       if (price !== null) options.push({ methodId: m.id, name: m.name, type, price, currency });
     }
   }

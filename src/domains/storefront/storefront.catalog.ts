@@ -244,6 +244,6 @@ export function checkState(state: string, path: string): string {
 export async function publicShipping(ctx: Ctx, ref: string, state: string): Promise<ShippingOptionsType> {
   checkState(state, 'state');
   const store = await readableStore(ctx, ref);
-  const options = await shippingOptions(ctx, store.id, SHOP_COUNTRY, state, SHOPPER_DELIVERY_TYPES);
+  const options = await shippingOptions(ctx, store.id, store.currency, SHOP_COUNTRY, state, SHOPPER_DELIVERY_TYPES);
   return { state, options: options.map((o) => ({ methodId: o.methodId, name: o.name, type: o.type, price: toMajor(o.price, o.currency), currency: o.currency })) };
 }

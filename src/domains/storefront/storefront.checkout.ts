@@ -4,16 +4,16 @@ import { AppError } from '../../core/errors.js';
 import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../../core/idempotency.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import type { OrderRisk } from '../orders/order.entity.js';
-import { customerRecord, insertPricedOrder, lockCustomer, newOrderId, recentSameOrder, type CustomerRecord } from '../orders/order.customer.js';
+import { customerRecord, insertPricedOrder, lockCustomer, newOrderId, orderedRecently, type CustomerRecord } from '../orders/order.customer.js';
 import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.js';
 import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
 import { admit, findOpenStore, type OpenStore } from './storefront.access.js';
 import { blocklistHits } from './storefront-blocklist.service.js';
 import { takeCheckoutSlot } from './storefront-limits.js';
 import { cartView, priceCart, shopperPhone, type CouponJudge, type PricedCart } from './storefront.pricing.js';
-import { publicOrder } from './storefront.orders.js';
+import { publicOrderView } from './storefront.orders.js';
 import { checkState, readableStore, SHOP_COUNTRY } from './storefront.catalog.js';
-import type { CartInput, CartPriceType, StorefrontCheckoutType, StorefrontOrderInput } from './storefront.types.js';
+import type { CartInput, CartPriceType, PublicOrderType, StorefrontCheckoutType, StorefrontOrderInput } from './storefront.types.js';
 
 /**
  * Pricing a cart and the guest checkout (CONTRACT-3 §17.4, §17.5, §17.7): the one pricing code
@@ -94,7 +94,7 @@ const cartInvalid = (cart: PricedCart) =>
   new AppError('CART_INVALID', `The cart cannot be ordered: ${cart.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, undefined, undefined, { problems: cart.problems });
 
 /** The order, written or refused as a whole. */
-async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: string, input: StorefrontOrderInput): Promise<{ orderId: string; token: string }> {
+async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: string, input: StorefrontOrderInput): Promise<{ order: PublicOrderType; token: string }> {
   const { limits } = store.settings;
   return transaction(ctx, async (tx) => {
     // First, so a refused shopper costs one statement each; undone with everything else on a refusal.
@@ -106,12 +106,10 @@ async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: st
     const shipping = input.shipping;
     const cart = await priceCart(tx, store, { items: input.items, shipping: { state: shipping.state, type: shipping.type, methodId: shipping.methodId }, coupon: input.coupon, customerPhone: phone }, redeemer(tx, store, orderId, phone));
     if (cart.problems.length) throw cartInvalid(cart);
-    if (await recentSameOrder(tx, store.id, phone, cart.lines, DUPLICATE_WINDOW_MS)) {
-      throw new AppError('DUPLICATE_ORDER', 'The same order was placed with this phone in the last 10 minutes');
-    }
-    const record = await customerRecord(tx, store.id, phone, address);
+    const record = await customerRecord(tx, store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS));
+    if (orderedRecently(record, cart.lines)) throw new AppError('DUPLICATE_ORDER', 'The same order was placed with this phone in the last 10 minutes');
     const risk = riskOf(record, await relatedBlocks(tx.em as EntityManager, store.id, record));
-    const { token } = await insertPricedOrder(tx, store.id, {
+    const placed = await insertPricedOrder(tx, store.id, {
       id: orderId,
       customerName: input.customerName,
       customerPhone: phone,
@@ -128,7 +126,9 @@ async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: st
       customerIp: address,
       risk,
     });
-    return { orderId, token };
+    // A new order: its first status, no parcel yet; the view needs no read after the commit.
+    const status = { name: placed.statusName, kind: 'new' };
+    return { order: publicOrderView(placed.entity, status, [{ at: placed.entity.createdAt, ...status }], []), token: placed.token };
   });
 }
 
@@ -155,8 +155,8 @@ export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInpu
   }
   let answer: StorefrontCheckoutType | undefined;
   try {
-    const { orderId, token } = await placeOrder(ctx, store, address, phone, input);
-    answer = { order: await publicOrder(ctx, store.id, orderId), orderToken: token, replayed: false };
+    const { order, token } = await placeOrder(ctx, store, address, phone, input);
+    answer = { order, orderToken: token, replayed: false };
     return answer;
   } finally {
     if (idempotencyKey != null) {

@@ -8,7 +8,8 @@ import { itemsTotal } from '../orders/order.money.js';
 import { cancelWhileNew, customerOrder } from '../orders/order.customer.js';
 import type { OrderWrite } from '../orders/order.hooks.js';
 import type { OrderType } from '../orders/order.types.js';
-import { parcelsOfOrder } from '../carrier/parcel.tracking.js';
+import { parcelsOfOrder, type ParcelTracking } from '../carrier/parcel.tracking.js';
+import type { Order } from '../orders/order.entity.js';
 import { allowOrigin, findOpenStore } from './storefront.access.js';
 import type { PublicOrderType } from './storefront.types.js';
 
@@ -30,10 +31,20 @@ export async function publicOrder(ctx: Ctx, storeId: string, orderId: string): P
     (ctx.em as EntityManager).execute<Array<{ at: Date | string; name: string; kind: string }>>('select at, name, kind from order_status_history where order_id = ? order by id', [orderId]),
     parcelsOfOrder(ctx.em as EntityManager, orderId),
   ]);
+  return publicOrderView(order, { name: statusName, kind: statusKind }, history, parcels);
+}
+
+/** The customer's view of an order from what was read (or just written) of it. */
+export function publicOrderView(
+  order: Order,
+  status: { name: string; kind: string },
+  history: ReadonlyArray<{ at: Date | string; name: string; kind: string }>,
+  parcels: readonly ParcelTracking[],
+): PublicOrderType {
   const major = (minor: number) => toMajor(minor, order.currency);
   return {
     id: order.id,
-    status: { name: statusName, kind: statusKind },
+    status,
     paymentStatus: order.paymentStatus,
     items: order.items.map((i) => ({ productId: i.productId, name: i.name, unitPrice: major(i.price), quantity: i.quantity, lineTotal: major(lineMinor(i.price, i.quantity)) })),
     subtotal: major(itemsTotal(order.items)),

@@ -111,7 +111,7 @@ export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, j
 
   let chosen: ShippingOption | null = null;
   if (shipping) {
-    const options = await shippingOptions(ctx, store.id, SHOP_COUNTRY, shipping.state, [shipping.type as DeliveryType]);
+    const options = await shippingOptions(ctx, store.id, store.currency, SHOP_COUNTRY, shipping.state, [shipping.type as DeliveryType]);
     chosen = (shipping.methodId ? options.find((o) => o.methodId === shipping.methodId) : options[0]) ?? null;
     if (!chosen) {
       problems.push({
