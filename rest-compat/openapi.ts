@@ -62,7 +62,11 @@ export function securityOf(policy: Policy | undefined): Json[] {
     case 'user':
       return [{ bearer: policy.scope ? [policy.scope] : [] }];
     case 'platform':
+    case 'orderToken':
       return [{ bearer: [] }];
+    case 'storefront':
+      // Anyone; a bearer token may come along (a storefront server's, a member's) and changes nothing.
+      return [{}, { bearer: [] }];
     case 'store': {
       const alternatives = PERMISSIONS[policy.permission].scopes.map((scope) => ({ bearer: [scope] }));
       // Without the store argument the call falls back to another policy (marketplace reads).
@@ -101,6 +105,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   inventory: 'Warehouses, stock levels per product and warehouse, adjustments, and the movement log.',
   promos: 'Promo codes (percentage, fixed amount, free shipping) with caps, dates and product limits, and their public validation.',
   'purchase-orders': 'Purchase orders to suppliers: draft, send (mail with PDF), receive into a warehouse, cancel; in batches too.',
+  storefront:
+    "Shoppers without an account: a store's public catalogue, pages and shipping, cart pricing, guest checkout, and the customer's own order by its token. Cacheable reads (ETag, Cache-Control), CORS per store, limits per buyer address and phone.",
+  'storefront admin': "A store's storefront server keys (for server-rendered shops) and its blocklist of phones and addresses.",
 };
 
 /** Provider-backed groups: their writes may answer 502 (the provider failed) and 503 (not configured). */
@@ -251,6 +258,9 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
     return shape(type.name, { type: 'object', properties, required: Object.keys(properties), ...(type.description ? { description: type.description } : {}) });
   };
 
+  /** The object schema behind a shape placeholder, for routes that answer part of it (`responseSchema` functions). */
+  const unshaped = (s: Json): Json => (typeof s['x-shape'] === 'string' ? shapes.get(s['x-shape'])!.schema : s);
+
   const paths: Record<string, Json> = {};
   const usedIds = new Set<string>();
   const operationIdOf = (c: CompiledRoute, field: string) => {
@@ -335,7 +345,7 @@ export function buildOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], p
           ? { description: STATUS_TEXT[204] }
           : {
               description: STATUS_TEXT[status],
-              content: { 'application/json': { schema: typeof r.responseSchema === 'function' ? r.responseSchema(answer) : (r.responseSchema ?? answer) } },
+              content: { 'application/json': { schema: typeof r.responseSchema === 'function' ? r.responseSchema(unshaped(answer)) : (r.responseSchema ?? answer) } },
             },
     };
     if (r.etag) responses['304'] = { description: 'Not Modified: the If-None-Match ETag still matches' };

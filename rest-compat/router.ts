@@ -228,7 +228,7 @@ function errorsToProblem(errors: readonly GraphQLError[], bodyVar: string | null
     const detail = fieldErrors.length ? fieldErrors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ') : first.message;
     return problem('VALIDATION_FAILED', detail, fieldErrors);
   }
-  return problem(first.code, first.message, first.errors);
+  return problem(first.code, first.message, first.errors, first.details);
 }
 
 /** Fastify's view of a request, as routes see it. */

@@ -7,6 +7,7 @@ const runs = [
   ['dispatch', { BENCH_SECONDS: '5' }],
   ['http', { BENCH_SECONDS: '4' }],
   ['peer', { BENCH_SECONDS: '3' }],
+  ['storefront', { BENCH_SECONDS: '3' }],
   ['startup', {}],
   ['batch', {}],
 ];

@@ -31,6 +31,7 @@ import { EVENT_SUBJECTS } from './domains/event-subjects.js';
 import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
 import { createCpuPool } from './cpu/pool.js';
+import { storefrontModule } from './domains/storefront/storefront.module.js';
 
 /**
  * The platform services' modules: the job engine first, then what keeps the auth cache and the
@@ -56,6 +57,7 @@ export const MODULES: readonly Module[] = [
   exploreModule,
   adminModule,
   optionsModule,
+  storefrontModule,
 ];
 
 export interface Service {

@@ -11,7 +11,7 @@ before(async () => {
 });
 after(() => svc.close());
 
-const FIELDS = ['allowBackorder', 'createdAt', 'id', 'metadata', 'name', 'price', 'sku', 'slug', 'status', 'stock', 'storeId', 'updatedAt'];
+const FIELDS = ['allowBackorder', 'compareAtPrice', 'createdAt', 'description', 'id', 'images', 'metadata', 'name', 'photoUrl', 'price', 'sku', 'slug', 'status', 'stock', 'storeId', 'updatedAt'];
 const url = (storeId: string, id = '') => `/v1/stores/${storeId}/products${id ? `/${id}` : ''}`;
 const sql = (query: string, params: unknown[] = []) => svc.service.deps.orm.em.fork().getConnection().execute(query, params);
 
@@ -41,6 +41,7 @@ describe('CRUD', () => {
     assert.equal(p.sku, null);
     assert.equal(p.allowBackorder, false);
     assert.deepEqual(p.metadata, {});
+    assert.deepEqual([p.description, p.compareAtPrice, p.photoUrl, p.images], [null, null, null, []]);
     assert.match(p.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.deepEqual((await api('GET', url(s.storeId, p.id), { token: s.token })).body, p);
 
@@ -102,6 +103,10 @@ describe('validation', () => {
     assertInvalidAt(await post({ name: 'x', price: 1, status: 'sold' }), 'status');
     assertInvalidAt(await post({ name: 'x', price: 1, slug: 'Not A Slug' }), 'slug');
     assertInvalidAt(await post({ name: 'x', price: 1, colour: 'red' }), 'colour');
+    assertInvalidAt(await post({ name: 'x', price: 1, photoUrl: 'javascript:alert(1)' }), 'photoUrl');
+    assertInvalidAt(await post({ name: 'x', price: 1, images: ['https://ok.example/a.png', 'data:image/png;base64,AA'] }), 'images');
+    assertInvalidAt(await post({ name: 'x', price: 1, compareAtPrice: 1.999 }), 'compareAtPrice');
+    assertInvalidAt(await post({ name: 'x', price: 1, description: 'd'.repeat(20_001) }), 'description');
     assertProblem(await api('POST', url(s.storeId), { token: s.token, raw: '{"name": ' }), 400, 'BAD_REQUEST');
     assert.equal((await api('GET', url(s.storeId), { token: s.token })).body.data.length, 0);
 
@@ -111,6 +116,16 @@ describe('validation', () => {
     assertInvalidAt(await patch({ status: 'gone' }), 'status');
     assertInvalidAt(await patch({ name: '' }), 'name');
     assert.equal((await api('GET', url(s.storeId, p.id), { token: s.token })).body.price, 1);
+  });
+
+  test('the shop-front fields: description, compare-at price, photo and images are written and read back', async () => {
+    const s = await ownerWithStore(api);
+    const shown = { description: 'Hand-made', compareAtPrice: 25.5, photoUrl: 'https://cdn.example/p.jpg', images: ['https://cdn.example/1.jpg', 'https://cdn.example/2.jpg'] };
+    const p = (await api('POST', url(s.storeId), { token: s.token, body: { name: 'Pot', price: 19.99, ...shown } })).body;
+    assert.deepEqual({ description: p.description, compareAtPrice: p.compareAtPrice, photoUrl: p.photoUrl, images: p.images }, shown);
+    const cleared = await api('PATCH', url(s.storeId, p.id), { token: s.token, body: { compareAtPrice: null, images: [] } });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.deepEqual([cleared.body.compareAtPrice, cleared.body.images, cleared.body.description], [null, [], 'Hand-made']);
   });
 });
 

@@ -1,9 +1,9 @@
 /** Selections shared by several routes: the REST body of each resource. */
 export const USER = 'id email name platformRole emailVerified createdAt updatedAt';
-export const STORE = 'id name currency role createdAt updatedAt';
+export const STORE = 'id name slug currency logoUrl storefront { enabled checkoutEnabled showStockLevels allowedOrigins phoneRegion maxItems maxQuantity limits { checkoutsPerAddress checkoutsPerPhone readsPerAddress } } role createdAt updatedAt';
 export const MEMBER = 'userId email name role createdAt';
-export const PRODUCT = 'id storeId name slug price sku stock allowBackorder status metadata createdAt updatedAt';
-export const ORDER = `id storeId customerName customerPhone items { productId name quantity price } total currency status statusId rejectReason
+export const PRODUCT = 'id storeId name slug price sku description compareAtPrice photoUrl images stock allowBackorder status metadata createdAt updatedAt';
+export const ORDER = `id storeId customerName customerPhone customerEmail source customerIp note risk { score reasons { code detail } } items { productId name quantity price } total currency status statusId rejectReason
   shippingAddress { country address communeId communeName wilayaCode } shippingMethodId shippingType shippingCost promoCode discount
   fulfillment { parcelId tracking status labelUrl } paymentStatus paymentMethod confirmedAt landingPageId metadata createdAt updatedAt`;
 export const WEBHOOK = 'id storeId name url events headers metadata active hasSecret createdAt updatedAt';

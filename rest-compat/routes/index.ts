@@ -24,6 +24,7 @@ import options from './options.js';
 import ai from './ai.js';
 import landingPages from './landing-pages.js';
 import analytics from './analytics.js';
+import storefront from './storefront.js';
 
 /** The whole REST table: one entry per /v1 route. */
 export const ROUTES: RestRoute[] = [
@@ -52,4 +53,5 @@ export const ROUTES: RestRoute[] = [
   ...inventory,
   ...promos,
   ...purchaseOrders,
+  ...storefront,
 ];

@@ -60,6 +60,10 @@ export interface Ctx {
   memberships: Map<string, StoreMembership | null>;
   /** Adds a `Set-Cookie` value to the HTTP answer, where the context serves one (the edge sends it). */
   setCookie?: (cookie: string) => void;
+  /** A request header (lower-case name), where the context serves an HTTP request. */
+  header?: (name: string) => string | undefined;
+  /** Sets a header of the HTTP answer, whatever its status, where the context serves one (the edge sends it). */
+  setHeader?: (name: string, value: string) => void;
 }
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

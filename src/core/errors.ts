@@ -15,6 +15,10 @@ export const ERROR_STATUS = {
   NOT_CONFIGURED: 503,
   UNAVAILABLE: 503,
   BAD_GATEWAY: 502,
+  /** A storefront cart that cannot be ordered as it is (CONTRACT-3 §17.5): the body lists its `problems`. */
+  CART_INVALID: 422,
+  /** The same shopper ordered the same cart moments ago (CONTRACT-3 §17.7). */
+  DUPLICATE_ORDER: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -34,6 +38,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   NOT_CONFIGURED: 'Service Unavailable',
   UNAVAILABLE: 'Service Unavailable',
   BAD_GATEWAY: 'Bad Gateway',
+  CART_INVALID: 'Unprocessable Content',
+  DUPLICATE_ORDER: 'Conflict',
 };
 
 export interface FieldError {
@@ -47,6 +53,8 @@ export class AppError extends Error {
     message: string,
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,
+    /** Members the problem body (and GraphQL's extensions) carry besides the vocabulary's own. */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'AppError';
@@ -73,10 +81,12 @@ export interface Problem {
   detail: string;
   code: ErrorCode;
   errors?: FieldError[];
+  /** An error's own details (a cart's `problems`). */
+  [member: string]: unknown;
 }
 
-export function problem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
-  const body: Problem = { type: 'about:blank', title: ERROR_TITLES[code], status: ERROR_STATUS[code], detail, code };
+export function problem(code: ErrorCode, detail: string, errors?: FieldError[], details?: Record<string, unknown>): Problem {
+  const body: Problem = { ...details, type: 'about:blank', title: ERROR_TITLES[code], status: ERROR_STATUS[code], detail, code };
   if (errors && errors.length) body.errors = errors;
   return body;
 }

@@ -19,7 +19,12 @@ export interface Module {
    */
   start?: (deps: Deps) => Promise<(() => Promise<void>) | void>;
   /** Routes outside the REST table (event streams, asset bytes), with their OpenAPI entries. */
-  http?: { register: (app: FastifyInstance, deps: Deps) => void; paths?: OpenApiPaths };
+  http?: {
+    register: (app: FastifyInstance, deps: Deps) => void;
+    paths?: OpenApiPaths;
+    /** Path prefixes whose CORS the module answers itself (preflights included), instead of SOUK_CORS_ORIGINS. */
+    corsPrefixes?: readonly string[];
+  };
 }
 
 /** Whether this process runs background work: queue workers and timers (SOUK_ROLE worker or all, not web). */

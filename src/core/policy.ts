@@ -63,7 +63,15 @@ export type Policy =
    * The service decides, for the reason given (e.g. an order's payment token); `anonymous`:
    * some calls need no bearer token at all.
    */
-  | { kind: 'delegated'; reason: string; anonymous?: boolean };
+  | { kind: 'delegated'; reason: string; anonymous?: boolean }
+  /**
+   * A shopper without an account, in the one store the argument `arg` names (its id or slug). A
+   * bearer token changes nothing (the answer is the public view); the storefront service finds the
+   * store in the statement that reads the answer, and an unknown, deleted or closed store is 404.
+   */
+  | { kind: 'storefront'; arg: string }
+  /** The bearer of one order's token (its payment token): that order only; no token, or another kind, is 401. */
+  | { kind: 'orderToken' };
 
 export const policies = {
   public: (): Policy => ({ kind: 'public' }),
@@ -71,7 +79,12 @@ export const policies = {
   platformAdmin: (): Policy => ({ kind: 'platform' }),
   store: (permission: Permission, opts: { arg?: string; optional?: 'public' | 'user' | 'platform' } = {}): Policy => ({ kind: 'store', permission, ...opts }),
   delegated: (reason: string, opts: { anonymous?: boolean } = {}): Policy => ({ kind: 'delegated', reason, ...opts }),
+  storefront: (arg = 'store'): Policy => ({ kind: 'storefront', arg }),
+  orderToken: (): Policy => ({ kind: 'orderToken' }),
 };
+
+/** The longest store reference (an id or a slug) a storefront field looks up. */
+const STORE_REF_MAX = 64;
 
 /** Declares the policy of a Query, Mutation or Subscription field. */
 export const Allow = (policy: Policy) => Extensions({ policy });
@@ -145,6 +158,15 @@ export async function enforcePolicy(ctx: Ctx, policy: Policy | undefined, args: 
   switch (policy.kind) {
     case 'public':
     case 'delegated':
+      return;
+    case 'storefront': {
+      const ref = args[policy.arg];
+      // Whatever cannot name a store is answered as a store that does not exist.
+      if (typeof ref !== 'string' || ref === '' || ref.length > STORE_REF_MAX) throw notFound('store');
+      return;
+    }
+    case 'orderToken':
+      if (!ctx.paymentGrant) throw new AppError('UNAUTHENTICATED', "This needs an order's token (the orderToken of its checkout) as the bearer token");
       return;
     case 'user': {
       const actor = requireActor(ctx);
@@ -237,5 +259,9 @@ export function describePolicy(p: Policy | undefined): string {
       return `store: ${p.permission}${p.optional ? ` (without storeId: ${p.optional === 'platform' ? 'platform admin' : p.optional})` : ''}`;
     case 'delegated':
       return `delegated: ${p.reason}`;
+    case 'storefront':
+      return `storefront: anyone, in the store named by ${p.arg}`;
+    case 'orderToken':
+      return "order token: that order's customer";
   }
 }

@@ -25,6 +25,7 @@ import { LandingPageResolver } from './landing-pages/landing-page.resolver.js';
 import { LorResolver } from './analytics/lor.resolver.js';
 import { AdsResolver } from './ads/ads.resolver.js';
 import { ConnectorResolver } from './connectors/connector.resolver.js';
+import { StorefrontResolver } from './storefront/storefront.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -56,4 +57,5 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   LorResolver,
   AdsResolver,
   ConnectorResolver,
+  StorefrontResolver,
 ];

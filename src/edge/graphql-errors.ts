@@ -6,6 +6,7 @@ export interface MappedError {
   code: ErrorCode;
   message: string;
   errors?: FieldError[];
+  details?: Record<string, unknown>;
 }
 
 interface ClassValidatorError {
@@ -70,7 +71,7 @@ function coercionError(message: string): FieldError | null {
 /** Maps any error a GraphQL execution produced onto the vocabulary. */
 export function mapGraphQLError(error: GraphQLError): MappedError {
   const original = error.originalError;
-  if (original instanceof AppError) return { code: original.code, message: original.message, errors: original.errors };
+  if (original instanceof AppError) return { code: original.code, message: original.message, errors: original.errors, details: original.details };
   // A one-statement write commits on its own, outside transaction(): its failed check arrives here.
   const vanished = vanishedReference(original);
   if (vanished) return { code: vanished.code, message: vanished.message };

@@ -14,6 +14,8 @@ export interface RequestNote {
   tokenRefused?: boolean;
   /** `Set-Cookie` values a service asked the answer to carry. */
   cookies?: string[];
+  /** Headers a service set on the answer. */
+  headers?: Record<string, string>;
 }
 
 declare module '../core/context.js' {
@@ -42,14 +44,21 @@ export function noteContext(req: FastifyRequest | IncomingMessage, ctx: Ctx, act
   if (ctx.authFailure) n.tokenRefused = true;
   ctx.request = n;
   ctx.setCookie = (cookie) => (n.cookies ??= []).push(cookie);
+  const headers = ('raw' in req ? req.raw : req).headers;
+  ctx.header = (name) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  ctx.setHeader = (name, value) => ((n.headers ??= {})[name.toLowerCase()] = value);
   return ctx;
 }
 
-/** Sends the cookies the request's services set (GraphQL and REST alike), on success only. */
+/** Sends the cookies the request's services set (GraphQL and REST alike), on success only, and the headers they set. */
 export function sendNotedCookies(app: FastifyInstance): void {
   app.addHook('onSend', async (req, reply, payload) => {
-    const cookies = notes.get(req.raw)?.cookies;
-    if (cookies?.length && reply.statusCode < 400) reply.header('set-cookie', cookies);
+    const note = notes.get(req.raw);
+    if (note?.cookies?.length && reply.statusCode < 400) reply.header('set-cookie', note.cookies);
+    if (note?.headers) reply.headers(note.headers);
     return payload;
   });
 }

@@ -4,9 +4,9 @@ import { invalid } from '../core/errors.js';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
-export function pageLimit(limit: number | null | undefined): number {
-  if (limit === null || limit === undefined) return DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid('limit', `must be an integer from 1 to ${MAX_LIMIT}`);
+export function pageLimit(limit: number | null | undefined, bounds: { max: number; fallback: number } = { max: MAX_LIMIT, fallback: DEFAULT_LIMIT }): number {
+  if (limit === null || limit === undefined) return bounds.fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > bounds.max) throw invalid('limit', `must be an integer from 1 to ${bounds.max}`);
   return limit;
 }
 

@@ -1,4 +1,5 @@
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
+import { parsePhoneNumberFromString as parseValidated } from 'libphonenumber-js/max';
 
 const DECIMAL = /\p{Nd}/u;
 const NOT_ASCII_DIGIT = /[^\P{Nd}0-9]/gu;
@@ -31,4 +32,16 @@ export function phoneKey(phone: string | null | undefined, country?: string | nu
   const international = /^\s*00/.test(text) && !region ? `+${digits.slice(2)}` : text;
   const parsed = parsePhoneNumberFromString(international, region);
   return parsed?.isPossible() ? parsed.number : digits;
+}
+
+/**
+ * A shopper's phone as an order keeps it (CONTRACT-3 §17.5): E.164 when it is a valid number in
+ * `region` (national form) or anywhere (international form), else null. Full metadata: validity
+ * is judged by each country's number patterns, not only their lengths.
+ */
+export function e164Phone(phone: string, region: string): string | null {
+  const text = asciiDigits(phone).trim();
+  if (!/\d/.test(text) || text.length > 50) return null;
+  const parsed = parseValidated(text, isSupportedCountry(region) ? (region as CountryCode) : undefined);
+  return parsed && parsed.isValid() ? parsed.number : null;
 }

@@ -52,7 +52,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     message: mapped.message,
     ...(formatted.locations ? { locations: formatted.locations } : {}),
     ...(formatted.path ? { path: formatted.path } : {}),
-    extensions: { code: mapped.code, ...(mapped.errors ? { errors: mapped.errors } : {}) },
+    extensions: { ...mapped.details, code: mapped.code, ...(mapped.errors ? { errors: mapped.errors } : {}) },
   };
 }
 
@@ -201,7 +201,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   logRequests(app, deps);
   sendNotedCookies(app);
   challengeUnauthenticated(app);
-  await allowOrigins(app, deps.config.corsOrigins);
+  await allowOrigins(app, deps.config.corsOrigins, deps.modules.flatMap((m) => m.http?.corsPrefixes ?? []));
 
   // JSON only: a text body would otherwise reach routes as a string.
   app.removeContentTypeParser('text/plain');
@@ -215,7 +215,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => jsonParser(req, body as string, done));
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
-    if (err instanceof AppError) return sendProblem(reply, problem(err.code, err.message, err.errors), err.headers);
+    if (err instanceof AppError) return sendProblem(reply, problem(err.code, err.message, err.errors, err.details), err.headers);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, problem('PAYLOAD_TOO_LARGE', `The request body is over ${BODY_LIMIT} bytes`));
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, problem('BAD_REQUEST', 'The request body must be JSON (Content-Type: application/json)'));
     if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {

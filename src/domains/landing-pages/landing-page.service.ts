@@ -139,3 +139,8 @@ export async function assertLandingPageOfStore(ctx: Ctx, storeId: string, id: st
   if (!found) throw invalid(path, 'no such product landing page in this store');
   return id;
 }
+
+/** A published landing page of the store by its slug (the storefront's view), or null. */
+export function publishedLandingPage(ctx: Ctx, storeId: string, slug: string): Promise<ProductLandingPage | null> {
+  return ctx.em.findOne(ProductLandingPage, { storeId, slug, status: 'published' });
+}

@@ -18,6 +18,12 @@ export interface ShippingAddress {
   wilayaCode: string | null;
 }
 
+export interface OrderRisk {
+  /** 0 (nothing known against it) to 100. */
+  score: number;
+  reasons: Array<{ code: string; detail: string }>;
+}
+
 export interface Fulfillment {
   parcelId: string | null;
   tracking: string | null;
@@ -30,7 +36,7 @@ export class Order {
   [OptionalProps]?:
     | 'id' | 'customerPhone' | 'rejectReason' | 'metadata' | 'createdAt' | 'updatedAt' | 'currency' | 'shippingAddress' | 'shippingMethodId'
     | 'shippingType' | 'shippingCost' | 'promoCode' | 'discount' | 'fulfillment' | 'paymentStatus' | 'paymentMethod' | 'confirmedAt'
-    | 'landingPageId' | 'paymentTokenHash' | 'amountPaid';
+    | 'landingPageId' | 'paymentTokenHash' | 'amountPaid' | 'source' | 'customerIp' | 'customerEmail' | 'note' | 'risk';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('ord');
@@ -43,6 +49,25 @@ export class Order {
 
   @Property({ type: 'string', nullable: true })
   customerPhone: string | null = null;
+
+  @Property({ type: 'string', nullable: true })
+  customerEmail: string | null = null;
+
+  /** Where the order came from: `api` (a member or an app), `storefront` (a shopper without an account). */
+  @Property({ type: 'string' })
+  source: string = 'api';
+
+  /** The buyer's address of a storefront order (CONTRACT-3 §17.7). */
+  @Property({ type: 'string', nullable: true })
+  customerIp: string | null = null;
+
+  /** The shopper's note to the merchant. */
+  @Property({ type: 'text', nullable: true })
+  note: string | null = null;
+
+  /** A storefront order's risk score, from the store's own history of its phone and address. */
+  @Property({ type: 'json', nullable: true })
+  risk: OrderRisk | null = null;
 
   @Property({ type: 'json' })
   items!: OrderItem[];

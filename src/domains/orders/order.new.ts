@@ -79,6 +79,8 @@ export interface NewOrderDefaults {
   currency: string;
   statusId: string;
   status: string;
+  /** The status's display name (what a customer's view of the order shows). */
+  statusName: string;
 }
 
 /**
@@ -92,9 +94,9 @@ export interface NewOrderDefaults {
  * half-deleted; and the lock order is the delete's (the store, then its records).
  */
 export const NEW_ORDER_DEFAULTS = `with s as materialized (select id, currency from stores where id = ? for key share)
-  select s.currency, st.id as status_id, st.slug
+  select s.currency, st.id as status_id, st.slug, st.name
    from s
-   left join lateral (select id, slug from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true`;
+   left join lateral (select id, slug, name from order_statuses where store_id = s.id and kind = 'new' order by position, id limit 1 for key share) st on true`;
 
 /**
  * What the last general create of each store read: a guess the one-statement create checks in
@@ -110,13 +112,13 @@ export const rememberedDefaults = (storeId: string): NewOrderDefaults | undefine
 export const forgetDefaults = (storeId: string): void => void lastDefaults.delete(storeId);
 
 export async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewOrderDefaults> {
-  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null }>>(NEW_ORDER_DEFAULTS, [storeId]);
+  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null; name: string | null }>>(NEW_ORDER_DEFAULTS, [storeId]);
   if (!row) throw notFound('store');
   // A store keeps a status of kind new (status.service): none means the store is being deleted.
   if (!row.status_id || !row.slug) throw notFound('store');
   tx.storeCurrencies ??= new Map();
   tx.storeCurrencies.set(storeId, row.currency);
-  const defaults = { currency: row.currency, statusId: row.status_id, status: row.slug };
+  const defaults = { currency: row.currency, statusId: row.status_id, status: row.slug, statusName: row.name ?? row.slug };
   if (lastDefaults.size >= LAST_DEFAULTS_MAX) lastDefaults.clear();
   lastDefaults.set(storeId, defaults);
   return defaults;

@@ -74,6 +74,27 @@ export class FulfillmentType {
   labelUrl!: string | null;
 }
 
+export const ORDER_SOURCES = ['api', 'storefront'] as const;
+export const OrderSource = graphqlEnum('OrderSource', ORDER_SOURCES, 'Where an order came from: `api` (a member or an app), `storefront` (a shopper without an account).');
+
+@ObjectType('OrderRiskReason')
+export class OrderRiskReasonType {
+  @Field(() => String, { description: 'DELIVERED, RETURNED, REFUSED, CANCELLED, ADDRESS_BURST, FIRST_ORDER, BLOCKLIST_RELATED.' })
+  code!: string;
+
+  @Field(() => String)
+  detail!: string;
+}
+
+@ObjectType('OrderRisk', { description: "A storefront order's risk, from this store's own history of its phone and address only." })
+export class OrderRiskType {
+  @Field(() => Int, { description: '0 to 100; higher is riskier.' })
+  score!: number;
+
+  @Field(() => [OrderRiskReasonType])
+  reasons!: OrderRiskReasonType[];
+}
+
 @ObjectType('Order')
 export class OrderType {
   @Field(() => ID)
@@ -87,6 +108,21 @@ export class OrderType {
 
   @Field(() => String, { nullable: true })
   customerPhone!: string | null;
+
+  @Field(() => String, { nullable: true })
+  customerEmail!: string | null;
+
+  @Field(() => OrderSource)
+  source!: string;
+
+  @Field(() => String, { nullable: true, description: "The buyer's address of a storefront order." })
+  customerIp!: string | null;
+
+  @Field(() => String, { nullable: true, description: "The shopper's note to the merchant." })
+  note!: string | null;
+
+  @Field(() => OrderRiskType, { nullable: true, description: 'Storefront orders only.' })
+  risk!: OrderRiskType | null;
 
   @Field(() => [OrderItemType])
   items!: OrderItemType[];

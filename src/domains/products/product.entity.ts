@@ -4,7 +4,7 @@ import { moneyColumn } from '../../core/money.js';
 
 @Entity({ tableName: 'products' })
 export class Product {
-  [OptionalProps]?: 'id' | 'status' | 'metadata' | 'sku' | 'allowBackorder' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'status' | 'metadata' | 'sku' | 'allowBackorder' | 'description' | 'compareAtPrice' | 'photoUrl' | 'images' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
   id: string = newId('prod');
@@ -24,6 +24,21 @@ export class Product {
 
   @Property({ type: 'string', nullable: true })
   sku: string | null = null;
+
+  /** What shoppers read about it (plain text or Markdown, shown by the storefront as it likes). */
+  @Property({ type: 'text', nullable: true })
+  description: string | null = null;
+
+  /** The price before a reduction, shown struck through; minor units. */
+  @Property({ type: moneyColumn(), nullable: true })
+  compareAtPrice: number | null = null;
+
+  @Property({ type: 'string', nullable: true })
+  photoUrl: string | null = null;
+
+  /** Further image URLs, in display order. */
+  @Property({ type: 'json' })
+  images: string[] = [];
 
   /** Orders may take stock below zero. */
   @Property({ type: 'boolean' })

@@ -23,6 +23,10 @@ export function productView(p: Product, currency: string): ProductType {
     slug: p.slug,
     price: toMajor(p.price, currency),
     sku: p.sku,
+    description: p.description,
+    compareAtPrice: p.compareAtPrice === null ? null : toMajor(p.compareAtPrice, currency),
+    photoUrl: p.photoUrl,
+    images: p.images,
     stock: p.stock,
     allowBackorder: p.allowBackorder,
     status: p.status,
@@ -73,6 +77,10 @@ export async function createProduct(ctx: Ctx, storeId: string, input: ProductCre
         slug,
         price: toMinor(input.price, currency, 'price'),
         sku: input.sku ?? null,
+        description: input.description ?? null,
+        compareAtPrice: input.compareAtPrice == null ? null : toMinor(input.compareAtPrice, currency, 'compareAtPrice'),
+        photoUrl: input.photoUrl ?? null,
+        images: input.images ?? [],
         allowBackorder: input.allowBackorder ?? false,
         stock: input.stock ?? 0,
         status: input.status ?? 'active',
@@ -95,6 +103,10 @@ interface ProductRow {
   slug: string;
   price: string | number;
   sku: string | null;
+  description: string | null;
+  compare_at_price: string | number | null;
+  photo_url: string | null;
+  images: string[];
   stock: number;
   allow_backorder: boolean;
   status: string;
@@ -108,7 +120,7 @@ interface ProductRow {
 /** A timestamp as `Date.prototype.toISOString()` writes it (milliseconds, UTC), formatted by PostgreSQL. */
 const isoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const PRODUCT_COLUMNS = `p.id, p.store_id, p.name, p.slug, p.price, p.sku, p.stock, p.allow_backorder, p.status, p.metadata,
+const PRODUCT_COLUMNS = `p.id, p.store_id, p.name, p.slug, p.price, p.sku, p.description, p.compare_at_price, p.photo_url, p.images, p.stock, p.allow_backorder, p.status, p.metadata,
   ${isoText('p.created_at')} as created_at, ${isoText('p.updated_at')} as updated_at, s.currency`;
 
 /**
@@ -132,6 +144,10 @@ function rowView(r: ProductRow): ProductType {
     slug: r.slug,
     price: toMajor(Number(r.price), r.currency),
     sku: r.sku,
+    description: r.description,
+    compareAtPrice: r.compare_at_price === null ? null : toMajor(Number(r.compare_at_price), r.currency),
+    photoUrl: r.photo_url,
+    images: r.images,
     stock: r.stock,
     allowBackorder: r.allow_backorder,
     status: r.status,
@@ -194,11 +210,15 @@ export const getProduct = (ctx: Ctx, storeId: string, id: string): Promise<Produ
 
 export const getProductBySlug = (ctx: Ctx, storeId: string, slug: string): Promise<ProductType> => oneProduct(ctx, storeId, BY_SLUG_SQL, [storeId, slug]);
 
+/** A minor-unit column in major units of a currency with `e` decimals, by SQL (null stays null). */
+const major = (column: string, e: number) => (e === 0 ? column : `trim_scale(${column}::numeric / ${10 ** e})`);
+
 /** A product as its payload shows it, built by SQL from the row `p` (price in major units of a currency with `e` decimals). */
 const productJson = (p: string, e: number) => {
   const iso = (column: string) => isoText(`${p}.${column}`);
   return `jsonb_build_object('id', ${p}.id, 'storeId', ${p}.store_id, 'name', ${p}.name, 'slug', ${p}.slug,
-    'price', ${e === 0 ? `${p}.price` : `trim_scale(${p}.price::numeric / ${10 ** e})`}, 'sku', ${p}.sku, 'stock', ${p}.stock,
+    'price', ${major(`${p}.price`, e)}, 'sku', ${p}.sku, 'description', ${p}.description,
+    'compareAtPrice', ${major(`${p}.compare_at_price`, e)}, 'photoUrl', ${p}.photo_url, 'images', ${p}.images, 'stock', ${p}.stock,
     'allowBackorder', ${p}.allow_backorder, 'status', ${p}.status, 'metadata', ${p}.metadata,
     'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
 };
@@ -240,6 +260,8 @@ function updateStatement(e: number): { ctes: string; data: string } {
 async function updateInOneStatement(ctx: Ctx, storeId: string, id: string, input: ProductUpdateInput): Promise<ProductType | null> {
   const currency = knownCurrencies.get(storeId);
   if (!currency || inTransaction(ctx) || input.slug != null || input.stock != null || input.metadataPatch != null) return null;
+  // The shop-front fields are written by the general path.
+  if (input.description !== undefined || input.compareAtPrice !== undefined || input.photoUrl !== undefined || input.images !== undefined) return null;
   let price: number | null = null;
   if (input.price != null) {
     try {
@@ -292,6 +314,10 @@ export async function updateProduct(ctx: Ctx, storeId: string, id: string, input
       }
       if (input.price != null) product.price = toMinor(input.price, currency, 'price');
       if (input.sku !== undefined) product.sku = input.sku;
+      if (input.description !== undefined) product.description = input.description;
+      if (input.compareAtPrice !== undefined) product.compareAtPrice = input.compareAtPrice === null ? null : toMinor(input.compareAtPrice, currency, 'compareAtPrice');
+      if (input.photoUrl !== undefined) product.photoUrl = input.photoUrl;
+      if (input.images !== undefined) product.images = input.images ?? [];
       if (input.allowBackorder != null) product.allowBackorder = input.allowBackorder;
       if (input.stock != null) product.stock = input.stock;
       if (input.status != null) product.status = input.status;

@@ -1,12 +1,15 @@
 import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
-import { IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
+import { IsHttpUrl, JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
+import { ArrayMaxSize, IsInt, IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { Page } from '../../lib/pagination.js';
 import { graphqlEnum } from '../../core/enums.js';
 
 export const PRODUCT_STATUSES = ['draft', 'active', 'archived'] as const;
+/** What a product's shop-front fields may hold. */
+export const PRODUCT_LIMITS = { descriptionLength: 20_000, urlLength: 2000, images: 20 } as const;
+
 export const ProductStatus = graphqlEnum('ProductStatus', PRODUCT_STATUSES, 'Where a product is in its life: `draft`, `active` (orderable) or `archived`.');
 
 @ObjectType('Product')
@@ -28,6 +31,18 @@ export class ProductType {
 
   @Field(() => String, { nullable: true })
   sku!: string | null;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'The price before a reduction, shown struck through.' })
+  compareAtPrice!: number | null;
+
+  @Field(() => String, { nullable: true })
+  photoUrl!: string | null;
+
+  @Field(() => [String], { description: 'Further image URLs, in display order.' })
+  images!: string[];
 
   @Field(() => Int, { description: "On hand; the sum of the product's inventory levels when the store has warehouses." })
   stock!: number;
@@ -88,6 +103,30 @@ export class ProductCreateInput {
   @IsOptional()
   allowBackorder?: boolean | null;
 
+  @Field(() => String, { nullable: true, description: `At most ${PRODUCT_LIMITS.descriptionLength} characters.` })
+  @IsOptional()
+  @MaxLength(PRODUCT_LIMITS.descriptionLength, { message: `must be at most ${PRODUCT_LIMITS.descriptionLength} characters` })
+  description?: string | null;
+
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e12, { message: 'is too large' })
+  compareAtPrice?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'An http(s) URL.' })
+  @IsOptional()
+  @MaxLength(PRODUCT_LIMITS.urlLength, { message: `must be at most ${PRODUCT_LIMITS.urlLength} characters` })
+  @IsHttpUrl()
+  photoUrl?: string | null;
+
+  @Field(() => [String], { nullable: true, description: `At most ${PRODUCT_LIMITS.images} http(s) URLs.` })
+  @IsOptional()
+  @ArrayMaxSize(PRODUCT_LIMITS.images, { message: `must hold at most ${PRODUCT_LIMITS.images} URLs` })
+  @MaxLength(PRODUCT_LIMITS.urlLength, { each: true, message: `must be at most ${PRODUCT_LIMITS.urlLength} characters` })
+  @IsHttpUrl({ each: true })
+  images?: string[] | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()
   @JsonDocument({ maxBytes: METADATA_MAX_BYTES })
@@ -131,6 +170,30 @@ export class ProductUpdateInput {
   @Field(() => Boolean, { nullable: true })
   @IsOptional()
   allowBackorder?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: `At most ${PRODUCT_LIMITS.descriptionLength} characters.` })
+  @IsOptional()
+  @MaxLength(PRODUCT_LIMITS.descriptionLength, { message: `must be at most ${PRODUCT_LIMITS.descriptionLength} characters` })
+  description?: string | null;
+
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e12, { message: 'is too large' })
+  compareAtPrice?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'An http(s) URL.' })
+  @IsOptional()
+  @MaxLength(PRODUCT_LIMITS.urlLength, { message: `must be at most ${PRODUCT_LIMITS.urlLength} characters` })
+  @IsHttpUrl()
+  photoUrl?: string | null;
+
+  @Field(() => [String], { nullable: true, description: `At most ${PRODUCT_LIMITS.images} http(s) URLs.` })
+  @IsOptional()
+  @ArrayMaxSize(PRODUCT_LIMITS.images, { message: `must hold at most ${PRODUCT_LIMITS.images} URLs` })
+  @MaxLength(PRODUCT_LIMITS.urlLength, { each: true, message: `must be at most ${PRODUCT_LIMITS.urlLength} characters` })
+  @IsHttpUrl({ each: true })
+  images?: string[] | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 64 KiB of JSON, nested at most 32 levels.' })
   @IsOptional()

@@ -260,6 +260,20 @@ export async function validatePromo(ctx: Ctx, storeId: string, input: PromoValid
   };
 }
 
+/**
+ * What a code would do to priced lines now, counting no use (a storefront cart). `customer` is the
+ * customer's phone key (E.164) for per-customer caps, null when not given.
+ */
+export async function quotePromo(ctx: Ctx, storeId: string, rawCode: string, lines: PricedLine[], customer: string | null): Promise<PromoOutcome & { code: string }> {
+  const code = normalizeCode(rawCode);
+  const promo = await ctx.em.findOne(Promo, { storeId, code });
+  return { code, ...evaluatePromo(promo, lines, new Date(), await customerUses(ctx, promo, customer)) };
+}
+
+/** The reason a `redeemPromo` refusal names. */
+export const refusalReason = (err: unknown): PromoReason | null =>
+  err instanceof AppError && err.code === 'CONFLICT' && err.errors?.[0]?.path === 'promoCode' ? (err.errors[0].message as PromoReason) : null;
+
 const refused = (reason: PromoReason) => new AppError('CONFLICT', `The promo code cannot be used: ${reason}`, [{ path: 'promoCode', message: reason }]);
 
 export interface Redemption {

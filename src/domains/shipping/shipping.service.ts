@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import { ShippingMethod, ShippingPrice, PRICE_STATUSES, type DeliveryType } from './shipping.entity.js';
+import { ShippingMethod, ShippingPrice, PRICE_STATUSES, type DeliveryType, type PriceTable } from './shipping.entity.js';
 import type {
   ShippingMethodForkInput,
   ShippingMethodInput,
@@ -349,4 +349,37 @@ export async function orderShippingCost(ctx: Ctx, storeId: string, currency: str
   if (q.amount === null) throw invalid('shippingType', `this shipping method does not deliver ${type} to ${country}${state ? `/${state}` : ''}`);
   if (q.currency !== currency) throw invalid('shippingMethodId', `its prices are in ${q.currency}, the order in ${currency}`);
   return q.amount;
+}
+
+/** One way a published shipping method delivers to a state: minor units of `currency`. */
+export interface ShippingOption {
+  methodId: string;
+  name: string;
+  type: DeliveryType;
+  price: number;
+  currency: string;
+}
+
+/**
+ * What the store's published methods charge for delivering `types` to a state, cheapest first
+ * (then by name): each method's price table rate for the state, or its flat price for every type.
+ * `currency` is the store's. One statement whatever the number of methods.
+ */
+export async function shippingOptions(ctx: Ctx, storeId: string, currency: string, country: string, state: string, types: readonly DeliveryType[]): Promise<ShippingOption[]> {
+  const methods = await ctx.em.execute<Array<{ id: string; name: string; price: string | number; shipping_price_id: string | null; table_currency: string | null; prices: PriceTable | null }>>(
+    `select m.id, m.name, m.price, m.shipping_price_id, t.currency as table_currency, t.prices
+       from shipping_methods m left join shipping_prices t on t.id = m.shipping_price_id and t.store_id = m.store_id
+      where m.store_id = ? and m.status = 'published' order by m.id`,
+    [storeId],
+  );
+  const options: ShippingOption[] = [];
+  for (const m of methods) {
+    // A method whose table is gone delivers nowhere; a table in another currency cannot price an order.
+    if (m.shipping_price_id && m.table_currency !== currency) continue;
+    for (const type of types) {
+      const price = m.prices ? lookupRate(m.prices, country, state, type) : Number(m.price);
+      if (price !== null) options.push({ methodId: m.id, name: m.name, type, price, currency });
+    }
+  }
+  return options.sort((a, b) => a.price - b.price || a.name.localeCompare(b.name) || a.methodId.localeCompare(b.methodId));
 }

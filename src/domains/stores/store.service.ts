@@ -1,5 +1,5 @@
 import { Membership, Store } from './store.entity.js';
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { User } from '../auth/user.entity.js';
 import { normalizeEmail } from '../auth/auth.service.js';
 import { AppError, conflict, forbidden, invalid, notFound } from '../../core/errors.js';
@@ -10,31 +10,71 @@ import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { MemberType, StoreType } from './store.types.js';
 import { storeCreated } from './store.hooks.js';
+import { freeSlugOf, isStoreSlug, patchStorefront, slugBase, storefrontSettings, type StorefrontSettingsPatch } from './store.storefront.js';
 
-const view = (store: Store, role: string): StoreType => ({
+interface StoreRow {
+  id: string;
+  name: string;
+  slug: string;
+  currency: string;
+  logoUrl: string | null;
+  storefront: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const view = (ctx: Ctx, store: StoreRow, role: string): StoreType => ({
   id: store.id,
   name: store.name,
+  slug: store.slug,
   currency: store.currency,
+  logoUrl: store.logoUrl,
+  storefront: storefrontSettings(store.storefront, ctx.deps.config),
   role,
   createdAt: store.createdAt,
   updatedAt: store.updatedAt,
 });
+
+function checkSlug(slug: string): string {
+  if (!isStoreSlug(slug)) throw invalid('slug', 'must be 3 to 48 of a-z, 0-9 and dashes, starting and ending with a letter or digit (and not a reserved word)');
+  return slug;
+}
+
+/** A handle another store holds is a 409; a derived one takes the first free `-N`. */
+const slugTaken = () => conflict('This slug is taken by another store');
+
+async function derivedSlug(tx: Ctx, name: string): Promise<string> {
+  const base = slugBase(name);
+  // A base holds only a-z, 0-9 and dashes: nothing LIKE would read as a wildcard.
+  const rows = await tx.em.execute<Array<{ slug: string }>>('select slug from stores where slug = ? or slug like ?', [base, `${base}-%`]);
+  return freeSlugOf(base, new Set(rows.map((r) => r.slug)));
+}
 
 function checkCurrency(code: string): string {
   if (!isCurrency(code)) throw invalid('currency', 'must be an ISO 4217 currency code, e.g. DZD');
   return code;
 }
 
-export async function createStore(ctx: Ctx, input: { name: string; currency?: string | null }): Promise<StoreType> {
+export async function createStore(ctx: Ctx, input: { name: string; currency?: string | null; slug?: string | null }): Promise<StoreType> {
   const actor = requireActor(ctx);
   const currency = input.currency == null ? DEFAULT_CURRENCY : checkCurrency(input.currency);
-  return transaction(ctx, async (tx) => {
-    const store = tx.em.create(Store, { name: input.name.trim(), currency });
-    tx.em.create(Membership, { storeId: store.id, userId: actor.userId, role: 'owner' });
-    await tx.em.flush();
-    await storeCreated(tx, store.id);
-    return view(store, 'owner');
-  });
+  const given = input.slug == null ? null : checkSlug(input.slug);
+  // Two stores deriving the same handle at once: the loser derives again (the unique index decides).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await transaction(ctx, async (tx) => {
+        const slug = given ?? (await derivedSlug(tx, input.name));
+        const store = tx.em.create(Store, { name: input.name.trim(), currency, slug });
+        tx.em.create(Membership, { storeId: store.id, userId: actor.userId, role: 'owner' });
+        await tx.em.flush();
+        await storeCreated(tx, store.id);
+        return view(ctx, store, 'owner');
+      });
+    } catch (err) {
+      if (!(err instanceof UniqueConstraintViolationException) || !/slug/.test(err.message)) throw err;
+      if (given || attempt >= 4) throw slugTaken();
+    }
+  }
 }
 
 export async function listStores(ctx: Ctx, args: { limit?: number | null; cursor?: string | null }) {
@@ -47,7 +87,7 @@ export async function listStores(ctx: Ctx, args: { limit?: number | null; cursor
   );
   const stores = await ctx.em.find(Store, { id: { $in: memberships.map((m) => m.storeId) } });
   const byId = new Map(stores.map((s) => [s.id, s]));
-  const rows = memberships.flatMap((m) => (byId.has(m.storeId) ? [view(byId.get(m.storeId)!, m.role)] : []));
+  const rows = memberships.flatMap((m) => (byId.has(m.storeId) ? [view(ctx, byId.get(m.storeId)!, m.role)] : []));
   return page(rows, limit);
 }
 
@@ -61,12 +101,16 @@ async function roleIn(ctx: Ctx, storeId: string): Promise<string> {
 /** The hottest read there is: one plain statement, no entity (nothing here is written back). */
 export async function getStore(ctx: Ctx, id: string): Promise<StoreType> {
   const role = await roleIn(ctx, id);
-  const [row] = await ctx.em.execute<Array<{ id: string; name: string; currency: string; created_at: Date; updated_at: Date }>>(
-    'select id, name, currency, created_at, updated_at from stores where id = ?',
+  const [row] = await ctx.em.execute<Array<{ id: string; name: string; slug: string; currency: string; logo_url: string | null; storefront: unknown; created_at: Date; updated_at: Date }>>(
+    'select id, name, slug, currency, logo_url, storefront, created_at, updated_at from stores where id = ?',
     [id],
   );
   if (!row) throw notFound('store');
-  return { id: row.id, name: row.name, currency: row.currency, role, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+  return view(
+    ctx,
+    { id: row.id, name: row.name, slug: row.slug, currency: row.currency, logoUrl: row.logo_url, storefront: row.storefront, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) },
+    role,
+  );
 }
 
 /**
@@ -88,19 +132,40 @@ async function changeCurrency(tx: Ctx, store: Store, currency: string): Promise<
   store.currency = currency;
 }
 
-export async function updateStore(ctx: Ctx, id: string, input: { name?: string | null; currency?: string | null }): Promise<StoreType> {
+export interface StoreUpdate {
+  name?: string | null;
+  currency?: string | null;
+  slug?: string | null;
+  logoUrl?: string | null;
+  storefront?: StorefrontSettingsPatch | null;
+}
+
+export async function updateStore(ctx: Ctx, id: string, input: StoreUpdate): Promise<StoreType> {
   const role = await roleIn(ctx, id);
   const currency = input.currency == null ? null : checkCurrency(input.currency);
-  return transaction(ctx, async (tx) => {
-    // The row lock orders this change with order creation, whose event bumps the store row.
-    // Deleted meanwhile (after the role was read): the row is gone once the lock is granted.
-    const store = await tx.em.findOne(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (!store) throw notFound('store');
-    if (input.name != null) store.name = input.name.trim();
-    if (currency !== null && currency !== store.currency) await changeCurrency(tx, store, currency);
-    await tx.em.flush();
-    return view(store, role);
-  });
+  const slug = input.slug == null ? null : checkSlug(input.slug);
+  try {
+    return await transaction(ctx, async (tx) => {
+      // The row lock orders this change with order creation, whose event bumps the store row.
+      // Deleted meanwhile (after the role was read): the row is gone once the lock is granted.
+      const store = await tx.em.findOne(Store, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if (!store) throw notFound('store');
+      if (input.name != null) store.name = input.name.trim();
+      if (currency !== null && currency !== store.currency) await changeCurrency(tx, store, currency);
+      if (slug !== null && slug !== store.slug) {
+        const [other] = await tx.em.execute<Array<{ id: string }>>('select id from stores where slug = ?', [slug]);
+        if (other) throw slugTaken();
+        store.slug = slug;
+      }
+      if (input.logoUrl !== undefined) store.logoUrl = input.logoUrl;
+      if (input.storefront != null) store.storefront = patchStorefront(store.storefront, input.storefront, ctx.deps.config);
+      await tx.em.flush();
+      return view(ctx, store, role);
+    });
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException && /slug/.test(err.message)) throw slugTaken();
+    throw err;
+  }
 }
 
 export async function deleteStore(ctx: Ctx, id: string): Promise<void> {

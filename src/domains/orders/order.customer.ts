@@ -1,0 +1,165 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Order, OrderStatus, type OrderItem, type OrderRisk, type ShippingAddress } from './order.entity.js';
+import type { OrderType } from './order.types.js';
+import type { Ctx } from '../../core/context.js';
+import { conflict, notFound } from '../../core/errors.js';
+import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { newId } from '../../lib/ids.js';
+import { totalOf } from './order.money.js';
+import { newOrderDefaults } from './order.new.js';
+import { newPaymentToken } from './payment-token.js';
+import { changeOrder, insertOrder, lockOrder, setStatus } from './order.service.js';
+
+/**
+ * The order as its customer reaches it (the storefront, CONTRACT-3 §17.5-17.6): created priced by
+ * the caller (who priced it from the store's records and redeemed its code in this transaction),
+ * read by its id, and cancelled while it is new. The order domain stays the one writer of orders.
+ */
+
+/** An order's id before it exists: a promo redemption names it in the same transaction. */
+export const newOrderId = (): string => newId('ord');
+
+export interface PricedOrder {
+  id: string;
+  customerName: string;
+  /** E.164. */
+  customerPhone: string;
+  customerEmail: string | null;
+  /** Prices in minor units of the store's currency. */
+  items: OrderItem[];
+  shippingAddress: ShippingAddress;
+  shippingMethodId: string | null;
+  shippingType: string;
+  shippingCost: number;
+  promo: { code: string; discount: number } | null;
+  note: string | null;
+  metadata: Record<string, unknown>;
+  source: 'storefront';
+  customerIp: string;
+  risk: OrderRisk;
+}
+
+/**
+ * Inserts a priced order in the store's first status of kind `new`, with its event, webhooks and
+ * hooks as any new order; returns it and its token (shown once, to the customer).
+ */
+export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder): Promise<{ order: OrderType; entity: Order; statusName: string; token: string }> {
+  const d = await newOrderDefaults(tx, storeId);
+  const token = newPaymentToken();
+  const order = Object.assign(new Order(), {
+    id: o.id,
+    storeId,
+    currency: d.currency,
+    customerName: o.customerName.trim(),
+    customerPhone: o.customerPhone,
+    customerEmail: o.customerEmail,
+    items: o.items,
+    shippingAddress: o.shippingAddress,
+    shippingMethodId: o.shippingMethodId,
+    shippingType: o.shippingType,
+    shippingCost: o.shippingCost,
+    promoCode: o.promo?.code ?? null,
+    discount: o.promo?.discount ?? 0,
+    statusId: d.statusId,
+    status: d.status,
+    note: o.note,
+    metadata: o.metadata,
+    source: o.source,
+    customerIp: o.customerIp,
+    risk: o.risk,
+    paymentTokenHash: token.hash,
+  });
+  order.total = totalOf(order);
+  const view = await insertOrder(tx, order, { inbound: false, statusKind: 'new' });
+  return { order: view, entity: order, statusName: d.statusName, token: token.token };
+}
+
+/** What the customer's view of an order reads: the order and its status's name and kind. */
+export interface CustomerOrder {
+  order: Order;
+  statusName: string;
+  statusKind: string;
+}
+
+export async function customerOrder(ctx: Ctx, storeId: string, orderId: string): Promise<CustomerOrder> {
+  const order = await ctx.em.findOne(Order, { id: orderId, storeId });
+  if (!order) throw notFound('order');
+  const status = await ctx.em.findOne(OrderStatus, { id: order.statusId });
+  return { order, statusName: status?.name ?? order.status, statusKind: status?.kind ?? 'other' };
+}
+
+/**
+ * The customer cancels: while the order's status is of kind `new`, to the store's first status of
+ * kind `cancelled` (orderUpdated as for any change); any other kind is a 409. Locks as every status
+ * move does: the store, the target status, then the order.
+ */
+export async function cancelWhileNew(ctx: Ctx, storeId: string, orderId: string): Promise<OrderType> {
+  return transaction(ctx, async (tx) => {
+    await lockStore(tx, storeId);
+    const target = await tx.em.findOne(OrderStatus, { storeId, kind: 'cancelled' }, { orderBy: { position: 'asc', id: 'asc' } });
+    const order = await lockOrder(tx, storeId, orderId);
+    const current = await tx.em.findOne(OrderStatus, { id: order.statusId });
+    if (current?.kind !== 'new') throw conflict('Only an order that is still new can be cancelled by its customer');
+    if (!target) throw conflict('This store has no status of kind cancelled');
+    const { view } = await changeOrder(tx, order, (o) => setStatus(o, target));
+    return view;
+  });
+}
+
+/**
+ * A phone's and an address's record in one store, in one statement: for the storefront's risk
+ * score, orders by the kind of their status now and the address's orders in the last hour; for
+ * its duplicate check, the phone's orders since `recentSince`. Read after `lockCustomer`.
+ */
+export interface CustomerRecord {
+  byKind: Record<string, number>;
+  addressLastHour: number;
+  /** Phones the address ordered with and addresses the phone ordered from, other than these. */
+  otherPhones: string[];
+  otherAddresses: string[];
+  /** The items of the phone's recent orders. */
+  recent: OrderItem[][];
+}
+
+export async function customerRecord(tx: TxCtx, storeId: string, phone: string, address: string, recentSince: Date): Promise<CustomerRecord> {
+  const [row] = await (tx.em as EntityManager).execute<
+    Array<{ by_kind: Record<string, number> | null; last_hour: number; phones: string[] | null; addresses: string[] | null; recent: OrderItem[][] | null }>
+  >(
+    `select
+       (select jsonb_object_agg(kind, n) from (select st.kind, count(*)::int as n from orders o join order_statuses st on st.id = o.status_id
+          where o.store_id = ? and o.customer_phone = ? group by st.kind) k) as by_kind,
+       (select count(*)::int from orders where store_id = ? and customer_ip = ? and created_at > now() - interval '1 hour') as last_hour,
+       (select array_agg(distinct customer_phone) from (select customer_phone from orders where store_id = ? and customer_ip = ? and customer_phone <> ?
+          order by created_at desc limit 20) a) as phones,
+       (select array_agg(distinct customer_ip) from (select customer_ip from orders where store_id = ? and customer_phone = ? and customer_ip <> ?
+          order by created_at desc limit 20) b) as addresses,
+       (select jsonb_agg(items) from (select items from orders where store_id = ? and customer_phone = ? and created_at > ?
+          order by created_at desc limit 50) r) as recent`,
+    [storeId, phone, storeId, address, storeId, address, phone, storeId, phone, address, storeId, phone, recentSince],
+  );
+  return {
+    byKind: row?.by_kind ?? {},
+    addressLastHour: row?.last_hour ?? 0,
+    otherPhones: row?.phones ?? [],
+    otherAddresses: row?.addresses ?? [],
+    recent: row?.recent ?? [],
+  };
+}
+
+/** Whether one of the customer's recent orders holds these products in these quantities (a duplicate checkout). */
+export function orderedRecently(record: CustomerRecord, items: ReadonlyArray<{ productId: string | null; quantity: number }>): boolean {
+  const key = itemsKey(items);
+  return record.recent.some((r) => itemsKey(r) === key);
+}
+
+/** Products and quantities, whatever the order of the lines. */
+function itemsKey(items: ReadonlyArray<{ productId: string | null; quantity: number }>): string {
+  const sum = new Map<string, number>();
+  for (const i of items) sum.set(i.productId ?? '', (sum.get(i.productId ?? '') ?? 0) + i.quantity);
+  return JSON.stringify([...sum].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Serializes one customer's orders in a store until the transaction ends (duplicate checks see each other). */
+export async function lockCustomer(tx: TxCtx, storeId: string, phone: string): Promise<void> {
+  await (tx.em as EntityManager).execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`order-customer:${storeId}:${phone}`]);
+}

@@ -1,0 +1,115 @@
+import { isIP } from 'node:net';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Ctx } from '../../core/context.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { inTransaction } from '../../core/tx.js';
+import { executePrepared } from '../../db/prepared.js';
+import { LIMIT_WINDOWS, storefrontSettings, type StorefrontSettings } from '../stores/store.storefront.js';
+import { storefrontKeyOf } from './storefront-keys.service.js';
+import { takeReadSlot } from './storefront-limits.js';
+
+/**
+ * How a shopper reaches a store (CONTRACT-3 §17.2): the store named by its id or slug, open
+ * (`storefront.enabled`), and who the buyer is (the socket's address, or the one a storefront
+ * server key vouches for). Unknown, deleted and closed stores are the same 404.
+ */
+
+/** The stores a shopper may reach, by `?` = the id or slug given (bound twice). */
+export const OPEN_STORE = `select id, slug, name, currency, logo_url, storefront from stores
+  where (id = ? or slug = ?) and coalesce((storefront->>'enabled')::boolean, true)`;
+
+/** A store as a storefront statement reads it. */
+export interface OpenStoreRow {
+  id: string;
+  slug: string;
+  name: string;
+  currency: string;
+  logo_url: string | null;
+  storefront: unknown;
+}
+
+/** An open store with its settings filled in. */
+export interface OpenStore {
+  id: string;
+  slug: string;
+  name: string;
+  currency: string;
+  logoUrl: string | null;
+  settings: StorefrontSettings;
+}
+
+export const closedStore = () => notFound('store');
+
+export function openStoreOf(ctx: Ctx, row: OpenStoreRow): OpenStore {
+  return { id: row.id, slug: row.slug, name: row.name, currency: row.currency, logoUrl: row.logo_url, settings: storefrontSettings(row.storefront, ctx.deps.config) };
+}
+
+/** Reads go through named prepared statements outside a transaction (planned once per connection). */
+export function storefrontRead<T>(ctx: Ctx, sql: string, params: unknown[]): Promise<T[]> {
+  return inTransaction(ctx) ? ctx.em.execute<T[]>(sql, params) : executePrepared<T>(ctx.em as EntityManager, sql, params);
+}
+
+export async function findOpenStore(ctx: Ctx, ref: string): Promise<OpenStore> {
+  const [row] = await storefrontRead<OpenStoreRow>(ctx, OPEN_STORE, [ref, ref]);
+  if (!row) throw closedStore();
+  return openStoreOf(ctx, row);
+}
+
+/** What one request learned about its shopper, per store (a GraphQL request may read several fields). */
+interface Admission {
+  address: string;
+}
+const admissions = new WeakMap<Ctx, Map<string, Promise<Admission>>>();
+
+export const STOREFRONT_KEY_HEADER = 'x-souk-storefront-key';
+export const BUYER_IP_HEADER = 'x-souk-buyer-ip';
+
+/**
+ * The buyer's address: with a valid server key of this store, the `X-Souk-Buyer-IP` it names;
+ * otherwise the request's own (the socket's, or the one `SOUK_TRUST_PROXY` hops back). A key that
+ * is unknown or revoked is refused (401); a key of another store vouches for nothing here.
+ */
+async function buyerAddress(ctx: Ctx, storeId: string): Promise<string> {
+  const presented = ctx.header?.(STOREFRONT_KEY_HEADER);
+  if (presented === undefined || presented === '') return ctx.ip;
+  const key = await storefrontKeyOf(ctx.deps, presented);
+  if (!key) throw new AppError('UNAUTHENTICATED', 'Unknown or revoked storefront key');
+  const claimed = ctx.header?.(BUYER_IP_HEADER)?.trim();
+  return key.storeId === storeId && claimed && isIP(claimed) ? claimed : ctx.ip;
+}
+
+/**
+ * CORS of the storefront routes: the request's Origin when the store lists it, any origin when
+ * its list is empty, never credentials. A store with a list varies by Origin, and a denied origin
+ * gets no Allow-Origin at all (the edge gives `*` only where no store decided).
+ */
+export function allowOrigin(ctx: Ctx, settings: StorefrontSettings): void {
+  if (!ctx.setHeader) return;
+  if (!settings.allowedOrigins.length) {
+    ctx.setHeader('access-control-allow-origin', '*');
+    return;
+  }
+  ctx.setHeader('vary', 'Origin');
+  const origin = ctx.header?.('origin')?.toLowerCase();
+  if (origin && settings.allowedOrigins.includes(origin)) ctx.setHeader('access-control-allow-origin', origin);
+}
+
+/**
+ * Lets the request's shopper in, once per request and store: CORS, the buyer's address, and (for
+ * reads and cart pricing) the per-address read limit. Returns the buyer's address.
+ */
+export function admit(ctx: Ctx, store: OpenStore, opts: { countRead: boolean }): Promise<Admission> {
+  let byStore = admissions.get(ctx);
+  if (!byStore) admissions.set(ctx, (byStore = new Map()));
+  let admission = byStore.get(store.id);
+  if (!admission) {
+    admission = (async () => {
+      allowOrigin(ctx, store.settings);
+      const address = await buyerAddress(ctx, store.id);
+      if (opts.countRead) await takeReadSlot(ctx.deps, store.id, address, { max: store.settings.limits.readsPerAddress, windowMs: LIMIT_WINDOWS.readsPerAddress });
+      return { address };
+    })();
+    byStore.set(store.id, admission);
+  }
+  return admission;
+}
