@@ -31,6 +31,8 @@ import { EVENT_SUBJECTS } from './domains/event-subjects.js';
 import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
 import { createCpuPool } from './cpu/pool.js';
+import { storefrontKeysModule } from './domains/storefront/storefront-keys.service.js';
+import { storefrontLimitsModule } from './domains/storefront/storefront-limits.js';
 
 /**
  * The platform services' modules: the job engine first, then what keeps the auth cache and the
@@ -56,6 +58,8 @@ export const MODULES: readonly Module[] = [
   exploreModule,
   adminModule,
   optionsModule,
+  storefrontKeysModule,
+  storefrontLimitsModule,
 ];
 
 export interface Service {

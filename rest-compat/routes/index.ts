@@ -24,6 +24,8 @@ import options from './options.js';
 import ai from './ai.js';
 import landingPages from './landing-pages.js';
 import analytics from './analytics.js';
+import geo from './geo.js';
+import storefrontAdmin from './storefront-admin.js';
 
 /** The whole REST table: one entry per /v1 route. */
 export const ROUTES: RestRoute[] = [
@@ -52,4 +54,6 @@ export const ROUTES: RestRoute[] = [
   ...inventory,
   ...promos,
   ...purchaseOrders,
+  ...geo,
+  ...storefrontAdmin,
 ];

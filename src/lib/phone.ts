@@ -32,3 +32,13 @@ export function phoneKey(phone: string | null | undefined, country?: string | nu
   const parsed = parsePhoneNumberFromString(international, region);
   return parsed?.isPossible() ? parsed.number : digits;
 }
+
+/**
+ * A phone number as libphonenumber reads it in `region` (international form accepted whatever
+ * the region): E.164 when it is a valid number, else null. Every script's digits count.
+ */
+export function e164(phone: string, region: string): string | null {
+  const country = isSupportedCountry(region.toUpperCase()) ? (region.toUpperCase() as CountryCode) : undefined;
+  const parsed = parsePhoneNumberFromString(asciiDigits(phone), country);
+  return parsed?.isValid() ? parsed.number : null;
+}

@@ -6,14 +6,15 @@ const EXPOSED = ['x-request-id', 'etag', 'location', 'retry-after', 'idempotent-
 
 /**
  * CORS for browser clients (dashboards, storefronts): the listed origins with credentials, or any
- * origin (`*`) without them. Preflights answer for every route, the event streams included.
+ * origin (`*`) without them. Preflights answer for every route, the event streams included. With no
+ * origin listed the plugin still runs, answering nothing, so a route can open itself to every
+ * origin by its own `cors` config (the REST table's public routes: the router sets it).
  */
 export async function allowOrigins(app: FastifyInstance, origins: string[]): Promise<void> {
-  if (!origins.length) return;
   const any = origins.includes('*');
   await app.register(cors, {
-    origin: any ? '*' : origins,
-    credentials: !any,
+    origin: !origins.length ? false : any ? '*' : origins,
+    credentials: origins.length > 0 && !any,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'x-request-id', 'apollo-require-preflight', 'if-none-match'],
     exposedHeaders: EXPOSED,
