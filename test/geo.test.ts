@@ -6,6 +6,9 @@ import { geoCities, geoStates, isStateCode } from '../src/domains/geo/geo.data.j
 let svc: TestService;
 let api: Api;
 
+/** Another service on the first one's PostgreSQL database; PGlite (one process per data dir) gets its own. */
+const sameDatabase = () => (svc.databaseUrl ? { databaseUrl: svc.databaseUrl, dataDir: svc.dataDir } : undefined);
+
 const CODES = Array.from({ length: 69 }, (_, i) => String(i + 1).padStart(2, '0'));
 /** The eleven wilayas created in 2025, as Law 26-06 numbers them. */
 const NEW_WILAYAS: Record<string, string> = {
@@ -107,7 +110,7 @@ describe('geo data (CONTRACT-3 §17.3)', () => {
   });
 
   test('any origin may read them, without credentials, in production without SOUK_CORS_ORIGINS; preflights are answered', async () => {
-    const prod = await startTestService({ NODE_ENV: 'production', SOUK_SECRET_KEY: 'a'.repeat(64) }, { databaseUrl: svc.databaseUrl, dataDir: svc.dataDir });
+    const prod = await startTestService({ NODE_ENV: 'production', SOUK_SECRET_KEY: 'a'.repeat(64) }, sameDatabase());
     try {
       const get = await fetch(`${prod.url}/v1/geo/countries/DZ/states`, { headers: { origin: 'https://shop.example' } });
       assert.equal(get.status, 200);
@@ -132,7 +135,7 @@ describe('geo data (CONTRACT-3 §17.3)', () => {
   });
 
   test('with SOUK_CORS_ORIGINS listing origins (with credentials), the geo routes still answer * without credentials', async () => {
-    const listed = await startTestService({ SOUK_CORS_ORIGINS: 'https://dashboard.example' }, { databaseUrl: svc.databaseUrl, dataDir: svc.dataDir });
+    const listed = await startTestService({ SOUK_CORS_ORIGINS: 'https://dashboard.example' }, sameDatabase());
     try {
       for (const origin of ['https://dashboard.example', 'https://shop.example']) {
         const get = await fetch(`${listed.url}/v1/geo/countries/DZ/states`, { headers: { origin } });

@@ -117,7 +117,14 @@ export const storefrontKeysModule: Module = {
   name: 'storefront-keys',
   start: async (deps: Deps) => {
     const cache = cacheOf(deps);
+    // The dedicated connection hears every replica's commits; the pooled ones hear this process's
+    // own (the embedded database's notifications reach only those).
     const listener = await deps.db.listen(deps, STOREFRONT_KEYS_CHANNEL, 'storefront-keys', (payload) => cache.invalidate(payload || null));
-    return () => listener.close();
+    const onPooled = (payload: string) => cache.invalidate(payload || null);
+    deps.db.pooled.on(STOREFRONT_KEYS_CHANNEL, onPooled);
+    return async () => {
+      deps.db.pooled.off(STOREFRONT_KEYS_CHANNEL, onPooled);
+      await listener.close();
+    };
   },
 };
