@@ -103,7 +103,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'product landing pages': 'Landing pages for one product each, with their own status and analytics.',
   analytics: 'Landing-page order rates (LOR): visits, orders and their ratio, per store, product or landing page.',
   inventory: 'Warehouses, stock levels per product and warehouse, adjustments, and the movement log.',
+  geo: "Public geographic lists, not per store: a country's states and their cities (Algeria: the 69 wilayas of the 2025 division and their communes), cacheable for a day and open to every origin.",
   promos: 'Promo codes (percentage, fixed amount, free shipping) with caps, dates and product limits, and their public validation.',
+  'storefront-admin': "What a store's members manage of its storefront's defences: server keys for server-rendered shops (admins) and the blocklist of phones and IP ranges (editors and above).",
   'purchase-orders': 'Purchase orders to suppliers: draft, send (mail with PDF), receive into a warehouse, cancel; in batches too.',
   storefront:
     "Shoppers without an account: a store's public catalogue, pages and shipping, cart pricing, guest checkout, and the customer's own order by its token. Cacheable reads (ETag, Cache-Control), CORS per store, limits per buyer address and phone.",

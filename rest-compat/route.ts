@@ -65,6 +65,11 @@ export interface RestRoute {
   etag?: boolean;
   /** `Cache-Control` of the route's successful answers (and its 304s), from the server's configuration. */
   cacheControl?: (config: import('../src/config.js').Config) => string;
+  /**
+   * `any`: CORS for every origin without credentials, preflights included, whatever
+   * SOUK_CORS_ORIGINS lists (public data a browser reads directly, such as the geo lists).
+   */
+  cors?: 'any';
   /** OpenAPI: other success statuses `reply` may answer with, and non-JSON content types. */
   extraResponses?: Record<string, Record<string, unknown>>;
   /**

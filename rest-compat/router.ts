@@ -409,6 +409,9 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
   }
 }
 
+/** A route open to every origin, without credentials (`cors: 'any'`), as @fastify/cors takes it per route. */
+const ANY_ORIGIN: { origin: string; credentials: boolean } = { origin: '*', credentials: false };
+
 /** Route config of routes whose handler refuses an invalid bearer token before anything else. */
 export const TOKEN_CHECKED = { tokenChecked: true } as const;
 export const tokenCheckedByRoute = (req: FastifyRequest): boolean => (req.routeOptions.config as { tokenChecked?: boolean } | undefined)?.tokenChecked === true;
@@ -416,16 +419,23 @@ export const tokenCheckedByRoute = (req: FastifyRequest): boolean => (req.routeO
 export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQLSchema, compiled: CompiledRoute[], options: RegisterOptions = {}): void {
   // Each route's fixed documents run as compiled operations once they are in use.
   const operations = new OperationCache(schema);
+  const preflights = new Set<string>();
   for (const c of compiled) {
     if (c.route.ingress) {
       registerIngress(app, deps, c);
       continue;
     }
+    // @fastify/cors reads a route's own `cors` config; a preflight needs a route of its path to carry it.
+    const cors: { cors?: typeof ANY_ORIGIN } = c.route.cors === 'any' ? { cors: ANY_ORIGIN } : {};
+    if (c.route.cors === 'any' && !preflights.has(c.fastifyPath)) {
+      preflights.add(c.fastifyPath);
+      app.route({ method: 'OPTIONS', url: c.fastifyPath, config: { cors: ANY_ORIGIN }, handler: (_req, reply) => reply.code(204).send() });
+    }
     app.route({
       method: c.route.method,
       url: c.fastifyPath,
       // The handler resolves the token itself, first: the server's token hook need not do it twice.
-      config: TOKEN_CHECKED,
+      config: { ...TOKEN_CHECKED, ...cors },
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const authorization = options.authorization ? options.authorization(req.headers.authorization) : req.headers.authorization;
         // The token first: a presented bearer token that is not valid is 401 whatever else is wrong.

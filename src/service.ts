@@ -32,6 +32,8 @@ import { adsModule } from './domains/ads/ads.module.js';
 import { connectorModule } from './domains/connectors/connector.module.js';
 import { createCpuPool } from './cpu/pool.js';
 import { storefrontModule } from './domains/storefront/storefront.module.js';
+import { storefrontKeysModule } from './domains/storefront/storefront-keys.service.js';
+import { storefrontLimitsModule } from './domains/storefront/storefront-limits.js';
 
 /**
  * The platform services' modules: the job engine first, then what keeps the auth cache and the
@@ -58,6 +60,8 @@ export const MODULES: readonly Module[] = [
   adminModule,
   optionsModule,
   storefrontModule,
+  storefrontKeysModule,
+  storefrontLimitsModule,
 ];
 
 export interface Service {

@@ -25,6 +25,8 @@ import ai from './ai.js';
 import landingPages from './landing-pages.js';
 import analytics from './analytics.js';
 import storefront from './storefront.js';
+import geo from './geo.js';
+import storefrontAdmin from './storefront-admin.js';
 
 /** The whole REST table: one entry per /v1 route. */
 export const ROUTES: RestRoute[] = [
@@ -54,4 +56,6 @@ export const ROUTES: RestRoute[] = [
   ...promos,
   ...purchaseOrders,
   ...storefront,
+  ...geo,
+  ...storefrontAdmin,
 ];

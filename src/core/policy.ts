@@ -43,6 +43,8 @@ export const PERMISSIONS = {
   'integrations.write': { role: 'admin', scopes: ['store.integrations'] },
   /** Carrier send/sendMany, payment select/checkout. */
   'fulfillment.write': { role: 'editor', scopes: ['store.orders'] },
+  /** The storefront's blocklist of phones and IP ranges (CONTRACT-3 §17.7). */
+  'storefront.blocklist': { role: 'editor', scopes: ['store.orders'] },
 } as const satisfies Record<string, { role: Role; scopes: readonly string[] }>;
 
 export type Permission = keyof typeof PERMISSIONS;

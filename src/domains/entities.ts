@@ -19,6 +19,8 @@ import { ShippingMethod, ShippingPrice } from './shipping/shipping.entity.js';
 import { Page, PageRedirect } from './pages/page.entity.js';
 import { ImagePromptTemplate } from './ai/prompt-template.entity.js';
 import { AiAsset, AiGeneration, BrandStudio } from './ai/brand-studio.entity.js';
+import { StorefrontKey } from './storefront/storefront-keys.entity.js';
+import { StorefrontBlock } from './storefront/storefront-blocklist.entity.js';
 import { ProductLandingPage } from './landing-pages/landing-page.entity.js';
 
 /** Every entity of every domain, listed explicitly (no file-system discovery); the ORM is set up with this list. */
@@ -62,4 +64,6 @@ export const ENTITIES = [
   AiGeneration,
   AiAsset,
   ProductLandingPage,
+  StorefrontKey,
+  StorefrontBlock,
 ];

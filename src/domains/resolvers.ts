@@ -24,6 +24,9 @@ import { BrandStudioResolver, ImagePromptTemplateResolver } from './ai/ai.resolv
 import { LandingPageResolver } from './landing-pages/landing-page.resolver.js';
 import { LorResolver } from './analytics/lor.resolver.js';
 import { AdsResolver } from './ads/ads.resolver.js';
+import { GeoResolver } from './geo/geo.resolver.js';
+import { StorefrontKeyResolver } from './storefront/storefront-keys.resolver.js';
+import { StorefrontBlocklistResolver } from './storefront/storefront-blocklist.resolver.js';
 import { ConnectorResolver } from './connectors/connector.resolver.js';
 import { StorefrontResolver } from './storefront/storefront.resolver.js';
 
@@ -58,4 +61,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   AdsResolver,
   ConnectorResolver,
   StorefrontResolver,
+  GeoResolver,
+  StorefrontKeyResolver,
+  StorefrontBlocklistResolver,
 ];

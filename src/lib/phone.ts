@@ -45,3 +45,6 @@ export function e164Phone(phone: string, region: string): string | null {
   const parsed = parseValidated(text, isSupportedCountry(region) ? (region as CountryCode) : undefined);
   return parsed && parsed.isValid() ? parsed.number : null;
 }
+
+/** The blocklist's reading of a phone: the same as a checkout's, so an entry matches the orders it names. */
+export const e164 = e164Phone;
