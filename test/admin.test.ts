@@ -116,3 +116,22 @@ test('the admin socket runs one command per connection: lines after the first, s
   assert.equal(reset.code, 1, 'the second line was not run');
   assert.match(reset.stderr, /no account with the email second@example\.com/);
 });
+
+test('names refuse control characters and bidi overrides; list-stores prints stored names escaped', { timeout: 120_000 }, async () => {
+  const owner = await ownerWithStore(api);
+  for (const name of ['Evil\u001b[31mRed', 'Bell\u0007', 'C1\u009b', 'Flip\u202eedoc', 'Iso\u2066x\u2069', 'Line\nbreak']) {
+    const res = await api('POST', '/v1/stores', { token: owner.token, body: { name } });
+    assert.equal(res.status, 400, JSON.stringify(name));
+    assert.deepEqual(res.body.errors, [{ path: 'name', message: 'must not contain control characters or bidirectional overrides' }]);
+    const renamed = await api('PATCH', `/v1/stores/${owner.storeId}`, { token: owner.token, body: { name } });
+    assert.equal(renamed.status, 400, JSON.stringify(name));
+  }
+  // Arabic with the marks bidi text needs is a name like any other.
+  assert.equal((await api('POST', '/v1/stores', { token: owner.token, body: { name: 'متجر \u200fالجزائر\u200e 16' } })).status, 201);
+  // A name stored before the rule (written here straight to the database) is printed escaped.
+  await svc.service.deps.orm.em.fork().getConnection().execute('update stores set name = ? where id = ?', ['Evil\u001b]0;pwned\u0007\u202eName', owner.storeId]);
+  const listed = await admin('list-stores', owner.email);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.ok(listed.stdout.includes('Evil\\u{1b}]0;pwned\\u{7}\\u{202e}Name'), listed.stdout);
+  assert.doesNotMatch(listed.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+});

@@ -8,6 +8,7 @@ import type { Module } from '../core/module.js';
 import { User } from '../domains/auth/user.entity.js';
 import { AuthToken } from '../domains/auth/token.entity.js';
 import { hashPassword, issueToken, normalizeEmail } from '../domains/auth/auth.service.js';
+import { isNameText, NAME_TEXT_MESSAGE } from '../core/input.js';
 
 /**
  * Platform administration from the shell (`npm run admin`). The commands run inside the service:
@@ -44,6 +45,7 @@ export async function runAdminCommand(deps: Deps, argv: string[]): Promise<Admin
     case 'create-user': {
       const [email, name] = positional;
       if (!email || !name) return usage();
+      if (!isNameText(name)) return fail(`the name ${NAME_TEXT_MESSAGE}`);
       if (await userOf(email)) return fail(`an account with the email ${email} exists`);
       const password = option(args, '--password') ?? randomBytes(12).toString('base64url');
       if (password.length < 8) return fail('the password needs 8 characters or more');

@@ -1,6 +1,6 @@
 import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
+import { JsonDocument, METADATA_MAX_BYTES, NameText } from '../../core/input.js';
 import { IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { Page } from '../../lib/pagination.js';
@@ -55,6 +55,7 @@ export type ProductPage = InstanceType<typeof ProductPage>;
 export class ProductCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true, description: 'Derived from the name when omitted; unique per store.' })
@@ -99,6 +100,7 @@ export class ProductUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })
