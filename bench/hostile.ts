@@ -1,8 +1,10 @@
 // Hostile input: the attacks of issue 27 (a Markdown render bomb on the public page view, merged
 // PDFs of many large purchase orders, a catastrophic `pattern` in a template component's and a
-// prompt template's schema), each sent 10 at a time for a while, while a prober asks /healthz
-// every 20 ms. Prints, per attack, what the hostile requests got (2xx, 4xx, 503 with Retry-After,
-// anything else, or no answer within their budget) and /healthz's latency; then the same against
+// prompt template's schema) and the noisy neighbour of issue 35 (one store's page writes that run
+// to the render deadline while another store writes pages and downloads PDFs, one at a time),
+// each sent 10 at a time for a while, while a prober asks /healthz every 20 ms. Prints, per
+// attack, what the hostile requests got (2xx, 4xx, 429 or 503 with Retry-After, anything else, or
+// no answer within their budget), what the other store got, and /healthz's latency; then the same against
 // a baseline (BENCH_BASELINE_COMMIT, default 2260521, the last main before the CPU pool, checked
 // out in a temporary git worktree) to show the stall it prevents. BENCH_BASELINE_COMMIT=none
 // skips the baseline. Each attack gets a fresh service on a fresh PostgreSQL database.
@@ -116,6 +118,8 @@ interface Attack {
   budgetMs: number;
   /** Makes what the attack needs; returns the request to repeat. */
   setup(url: string, token: string, storeId: string, databaseUrl: string): Promise<() => Promise<Outcome>>;
+  /** Another store's ordinary work, sent one request at a time while the attack runs. */
+  neighbour?(url: string): Promise<() => Promise<Outcome>>;
 }
 
 const post = (token: string, body: unknown): RequestInit => ({
@@ -136,6 +140,8 @@ async function largePos(url: string, token: string, storeId: string, count: numb
 }
 
 const BOMB = '*a'.repeat(49_000);
+/** Inline HTML the parser reworks for every tag: seconds of a thread, and nothing the write-time check refuses. */
+const SLOW_BODY = '<i>'.repeat(87_000);
 
 const ALL_ATTACKS: Attack[] = [
   {
@@ -171,6 +177,23 @@ const ALL_ATTACKS: Attack[] = [
     },
   },
   {
+    name: 'noisy neighbour, slow page writes',
+    budgetMs: 2_000 + 5_000 + 3_000,
+    async setup(url, token, storeId) {
+      return () => hit(`${url}/v1/pages?storeId=${storeId}`, post(token, { title: 'Slow', body: SLOW_BODY }), 60_000);
+    },
+    async neighbour(url) {
+      const { token, storeId } = await userAndStore(url, 'neighbour');
+      const items = Array.from({ length: 20 }, (_, i) => ({ name: `منتج ${i + 1}`, qtyOrdered: 2, unitCost: 3.5 }));
+      const { id: po } = await json(url, 'POST', `/v1/finance/purchase-orders?storeId=${storeId}`, { supplier: { name: 'مورد' }, items }, token);
+      let i = 0;
+      return () =>
+        i++ % 3 === 2
+          ? hit(`${url}/v1/finance/purchase-orders/${po}/pdf?storeId=${storeId}`, { headers: { authorization: `Bearer ${token}` } }, 60_000)
+          : hit(`${url}/v1/pages?storeId=${storeId}`, post(token, { title: `Page ${i}`, body: `# Page ${i}\n\nSome *text*.` }), 60_000);
+    },
+  },
+  {
     name: 'regex bomb, component + prompt template',
     budgetMs: 2_000 + 2_000 + 3_000,
     async setup(url, token, storeId) {
@@ -193,6 +216,7 @@ interface Row {
   sent: number;
   ok2xx: number;
   client4xx: number;
+  limited429: number;
   busy503: number;
   other: number;
   late: number;
@@ -200,6 +224,8 @@ interface Row {
   budgetMs: number;
   health: number[];
   rssMiB: number;
+  /** What the other store got, for attacks with one. */
+  neighbour: Outcome[] | null;
 }
 
 async function run(label: string, root: string): Promise<Row[]> {
@@ -210,14 +236,19 @@ async function run(label: string, root: string): Promise<Row[]> {
     try {
       const { token, storeId } = await userAndStore(svc.url, 'hostile');
       const once = await attack.setup(svc.url, token, storeId, db.url);
+      const other = attack.neighbour ? await attack.neighbour(svc.url) : null;
       const prober = probe(svc.url);
       const outcomes: Outcome[] = [];
+      const neighbour: Outcome[] = [];
       const until = performance.now() + ATTACK_MS;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
+      await Promise.all([
+        ...Array.from({ length: CONCURRENCY }, async () => {
           while (performance.now() < until) outcomes.push(await once());
         }),
-      );
+        (async () => {
+          while (other && performance.now() < until) neighbour.push(await other());
+        })(),
+      ]);
       const health = await prober.stop();
       const rssMiB = rssOf(svc.pid);
       const count = (f: (o: Outcome) => boolean) => outcomes.filter(f).length;
@@ -225,14 +256,16 @@ async function run(label: string, root: string): Promise<Row[]> {
         attack: attack.name,
         sent: outcomes.length,
         ok2xx: count((o) => o.status >= 200 && o.status < 300),
-        client4xx: count((o) => o.status >= 400 && o.status < 500),
+        client4xx: count((o) => o.status >= 400 && o.status < 500 && o.status !== 429),
+        limited429: count((o) => o.status === 429 && o.retryAfter),
         busy503: count((o) => o.status === 503 && o.retryAfter),
-        other: count((o) => o.status !== 0 && !(o.status < 300 || (o.status >= 400 && o.status < 500) || (o.status === 503 && o.retryAfter))),
+        other: count((o) => o.status !== 0 && !(o.status < 300 || (o.status >= 400 && o.status < 500 && o.status !== 429) || ((o.status === 429 || o.status === 503) && o.retryAfter))),
         late: count((o) => o.status === 0 || o.ms > attack.budgetMs),
         maxMs: Math.max(...outcomes.map((o) => o.ms)),
         budgetMs: attack.budgetMs,
         health,
         rssMiB,
+        neighbour: other ? neighbour : null,
       });
       console.error(`  ${label}: ${attack.name} done`);
     } finally {
@@ -246,13 +279,23 @@ async function run(label: string, root: string): Promise<Row[]> {
 function print(label: string, rows: Row[]): void {
   console.log(`\n${label}`);
   console.log(
-    `${'attack'.padEnd(42)}${'sent'.padStart(6)}${'2xx'.padStart(6)}${'4xx'.padStart(6)}${'503+RA'.padStart(8)}${'other'.padStart(7)}${'late'.padStart(6)}${'max ms'.padStart(9)}${'budget'.padStart(8)}` +
+    `${'attack'.padEnd(42)}${'sent'.padStart(6)}${'2xx'.padStart(6)}${'4xx'.padStart(6)}${'429+RA'.padStart(8)}${'503+RA'.padStart(8)}${'other'.padStart(7)}${'late'.padStart(6)}${'max ms'.padStart(9)}${'budget'.padStart(8)}` +
       `${'healthz n'.padStart(11)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'max'.padStart(8)}${'RSS MiB'.padStart(9)}`,
   );
   for (const r of rows) {
     console.log(
-      `${r.attack.padEnd(42)}${String(r.sent).padStart(6)}${String(r.ok2xx).padStart(6)}${String(r.client4xx).padStart(6)}${String(r.busy503).padStart(8)}${String(r.other).padStart(7)}${String(r.late).padStart(6)}` +
+      `${r.attack.padEnd(42)}${String(r.sent).padStart(6)}${String(r.ok2xx).padStart(6)}${String(r.client4xx).padStart(6)}${String(r.limited429).padStart(8)}${String(r.busy503).padStart(8)}${String(r.other).padStart(7)}${String(r.late).padStart(6)}` +
         `${fmt(r.maxMs).padStart(9)}${fmt(r.budgetMs).padStart(8)}${String(r.health.length).padStart(11)}${fmt(pct(r.health, 50), 1).padStart(7)}${fmt(pct(r.health, 99), 1).padStart(7)}${fmt(r.health.at(-1) ?? NaN).padStart(8)}${fmt(r.rssMiB).padStart(9)}`,
+    );
+  }
+  for (const r of rows.filter((x) => x.neighbour)) {
+    const n = r.neighbour!;
+    const ms = n.map((o) => o.ms).sort((a, b) => a - b);
+    const count = (f: (o: Outcome) => boolean) => n.filter(f).length;
+    console.log(
+      `  the other store during "${r.attack}" (pages and PDFs, one at a time): ${n.length} sent, ${count((o) => o.status >= 200 && o.status < 300)} 2xx, ` +
+        `${count((o) => o.status >= 400 && o.status < 500 && o.status !== 429)} 4xx, ${count((o) => o.status === 429)} 429, ${count((o) => o.status === 503)} 503, ` +
+        `${count((o) => o.status === 0 || o.status >= 500)} other; latency p50 ${fmt(pct(ms, 50))} ms, p99 ${fmt(pct(ms, 99))} ms; /healthz p99 ${fmt(pct(r.health, 99), 1)} ms`,
     );
   }
 }

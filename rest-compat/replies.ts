@@ -79,8 +79,16 @@ export const FILE_SELECTION = 'filename contentType etag disposition content';
 
 const problemContent = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
-/** Routes whose work runs in the CPU pool: saturated, it answers 503 with Retry-After. */
+/**
+ * Routes whose work runs in the CPU pool: saturated, it answers 503 with Retry-After; past the
+ * caller's or store's fair share of it, or its budget of work stopped over budget, 429.
+ */
 export const busyResponses = {
+  '429': {
+    description: "This store's or caller's share of the rendering threads is taken, or its rendering ran past its budget too often: retry after Retry-After seconds",
+    headers: { 'Retry-After': { description: 'Seconds until a retry may succeed', schema: { type: 'integer' } } },
+    content: problemContent,
+  },
   '503': {
     description: 'The server is busy with other rendering work: retry after Retry-After seconds',
     headers: { 'Retry-After': { description: 'Seconds until a retry may succeed', schema: { type: 'integer' } } },

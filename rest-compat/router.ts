@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   GraphQLError,
+  getArgumentValues,
+  getVariableValues,
   parse,
   validate,
   typeFromAST,
@@ -9,6 +11,8 @@ import {
   isListType,
   isNonNullType,
   type DocumentNode,
+  type FieldNode,
+  type GraphQLField,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -24,6 +28,7 @@ import { AppError, problem, type FieldError, type Problem } from '../src/core/er
 import { sendProblem } from '../src/edge/http-problem.js';
 import { noteContext } from '../src/edge/request-log.js';
 import { OperationCache } from '../src/edge/executor.js';
+import { enforcePolicy, policyOf } from '../src/core/policy.js';
 
 export interface CompiledRoute {
   route: RestRoute;
@@ -43,6 +48,8 @@ export interface CompiledRoute {
   location: ((body: any, req: RestRequest) => string) | null;
   /** A `handle` route's further documents, by their text. */
   operations: Map<string, CompiledDocument>;
+  /** The root field of the route's document; null for ingress routes. */
+  root: RootField | null;
 }
 
 interface CompiledDocument {
@@ -51,6 +58,15 @@ interface CompiledDocument {
   declared: Map<string, GraphQLInputType>;
   /** query, mutation or subscription. */
   kind: OperationDefinitionNode['operation'];
+  root: RootField;
+}
+
+/** What the router reads of a document's root field without running it (an idempotent replay). */
+export interface RootField {
+  /** Its definition, with its policy. */
+  def: GraphQLField<unknown, unknown>;
+  /** Its arguments for a request's variables, coerced as execution coerces them; null when they do not coerce (running the document refuses them). */
+  args(variables: Record<string, unknown>): Record<string, unknown> | null;
 }
 
 const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -66,9 +82,20 @@ function compileDocument(schema: GraphQLSchema, key: string, operation: string):
   if (!op) throw new Error(`REST route ${key}: no operation`);
   const fields = op.selectionSet.selections.filter((s) => s.kind === 'Field');
   if (fields.length !== 1 || fields[0].kind !== 'Field') throw new Error(`REST route ${key}: exactly one root field expected`);
-  const rootField = fields[0].alias?.value ?? fields[0].name.value;
+  const node = fields[0] as FieldNode;
+  const rootField = node.alias?.value ?? node.name.value;
   const declared = new Map((op.variableDefinitions ?? []).map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never) as GraphQLInputType]));
-  return { document, rootField, declared, kind: op.operation };
+  const def = schema.getRootType(op.operation)!.getFields()[node.name.value];
+  const args = (variables: Record<string, unknown>) => {
+    const coerced = getVariableValues(schema, op.variableDefinitions ?? [], variables);
+    if (coerced.errors) return null;
+    try {
+      return getArgumentValues(def, node, coerced.coerced);
+    } catch {
+      return null;
+    }
+  };
+  return { document, rootField, declared, kind: op.operation, root: { def, args } };
 }
 
 /** Parse and validate every document once, at start: a broken table never serves. */
@@ -80,10 +107,10 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
     seen.add(key);
     const pathParams = paramNames(route.path);
     if (route.ingress) {
-      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), declared: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null, operations: new Map() };
+      return { route, document: null, rootField: '', bodyVar: null, pathParams, queryVars: new Map(), declared: new Map(), fastifyPath: fastifyPathOf(route.path), idempotent: false, location: null, operations: new Map(), root: null };
     }
     if (!route.operation) throw new Error(`REST route ${key}: an operation or an ingress handler is required`);
-    const { document, rootField, declared, kind } = compileDocument(schema, key, route.operation);
+    const { document, rootField, declared, kind, root } = compileDocument(schema, key, route.operation);
     const bodyVar = route.body ?? (declared.has('input') && route.method !== 'GET' && route.method !== 'DELETE' ? 'input' : null);
     if (bodyVar && !declared.has(bodyVar)) throw new Error(`REST route ${key}: body variable $${bodyVar} is not declared`);
     // A handle route maps its path parameters itself.
@@ -103,6 +130,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[] = ROUTE
       idempotent: route.method === 'POST' && kind === 'mutation' && !declared.has('idempotencyKey') && route.idempotent !== false,
       location: null,
       operations,
+      root,
     };
   });
   for (const c of compiled) c.location = locationOf(c, compiled);
@@ -333,8 +361,7 @@ export interface RouteAnswer extends RestReply {
  * against the schema, and the answer shaped by the route. Throws AppError for refusals that
  * come before execution (a bad query string, a body where none is taken).
  */
-export async function runRoute(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx): Promise<RouteAnswer> {
-  const variables = buildVariables(c, req);
+export async function runRoute(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx, variables = buildVariables(c, req)): Promise<RouteAnswer> {
   const { value, problem: refused } = await runDocument(req, c, operations, c.document!, c.rootField, c.bodyVar, variables, ctx);
   if (refused) return { status: refused.problem.status, headers: refused.headers, problem: refused.problem };
   const answer: RouteAnswer = c.route.reply ? c.route.reply(value, restRequest(req)) : { status: c.route.status ?? 200 };
@@ -344,40 +371,67 @@ export async function runRoute(c: CompiledRoute, req: FastifyRequest, operations
 }
 
 /**
- * Who an Idempotency-Key belongs to: the user, and the app for app tokens (an order's payment
- * token: that order). Anonymous calls keep no keys.
+ * Whose an Idempotency-Key is: the caller's (the user, and the app for app tokens; an order's
+ * payment token: that order) within the store the request names, so that one key never answers
+ * across stores. Null: the request keeps no key (anonymous calls). A function of the request's
+ * context, route and arguments, so that other scopes can be told apart here as well.
  */
-function idempotencyCaller(ctx: Ctx): string | null {
-  if (ctx.actor) return ctx.actor.appId ? `${ctx.actor.userId}/${ctx.actor.appId}` : ctx.actor.userId;
-  if (ctx.paymentGrant) return `order/${ctx.paymentGrant.orderId}`;
-  return null;
+export function idempotencyScope(ctx: Ctx, c: CompiledRoute, args: Record<string, unknown>): string | null {
+  const caller = ctx.actor ? (ctx.actor.appId ? `${ctx.actor.userId}/${ctx.actor.appId}` : ctx.actor.userId) : ctx.paymentGrant ? `order/${ctx.paymentGrant.orderId}` : null;
+  if (!caller) return null;
+  const policy = c.root ? policyOf(c.root.def) : undefined;
+  const store = args[policy?.kind === 'store' ? (policy.arg ?? 'storeId') : 'storeId'];
+  return typeof store === 'string' ? `${caller}@store/${store}` : caller;
 }
 
 /**
  * Runs the route under the request's Idempotency-Key where the route takes one: the first request
- * with a key runs and its successful answer is kept; a repeat gets that answer again.
+ * with a key runs and its successful answer is kept; a repeat gets that answer again, once the
+ * caller passes the route's policy as a new request would (a member removed since gets what a
+ * stranger gets, not the kept answer).
  */
 async function runIdempotent(c: CompiledRoute, req: FastifyRequest, operations: OperationCache, ctx: Ctx): Promise<RouteAnswer> {
   const header = req.headers['idempotency-key'];
-  const caller = c.idempotent ? idempotencyCaller(ctx) : null;
-  if (typeof header !== 'string' || !caller) return runRoute(c, req, operations, ctx);
+  if (typeof header !== 'string' || !c.idempotent || !c.root) return runRoute(c, req, operations, ctx);
+  const variables = buildVariables(c, req);
+  const args = c.root.args(variables);
+  const scope = args && idempotencyScope(ctx, c, args);
+  if (!scope) return runRoute(c, req, operations, ctx, variables);
   checkIdempotencyKey(header);
   const em = ctx.deps.orm.em.fork() as unknown as EntityManager;
   const secretKey = ctx.deps.config.secretKey;
   const hash = requestHash({ route: `${c.route.method} ${c.route.path}`, params: req.params, query: req.query, body: req.body });
-  const kept = await reserveIdempotencyKey(em, secretKey, caller, header, hash);
-  if (kept) return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
+  const kept = await reserveIdempotencyKey(em, secretKey, scope, header, hash);
+  if (kept) {
+    const refused = await policyRefusal(ctx, c, args);
+    if (refused) return refused;
+    return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
+  }
   let answer: RouteAnswer | undefined;
   try {
-    answer = await runRoute(c, req, operations, ctx);
+    answer = await runRoute(c, req, operations, ctx, variables);
   } finally {
     if (answer && !answer.problem && answer.status < 300) {
-      await keepIdempotentAnswer(em, secretKey, caller, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
+      await keepIdempotentAnswer(em, secretKey, scope, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
     } else {
-      await releaseIdempotencyKey(em, caller, header);
+      await releaseIdempotencyKey(em, scope, header);
     }
   }
   return answer;
+}
+
+/** The route's policy checked for these arguments, as running its document would: its refusal as the route answers it, or null. */
+async function policyRefusal(ctx: Ctx, c: CompiledRoute, args: Record<string, unknown>): Promise<RouteAnswer | null> {
+  const def = c.root!.def;
+  try {
+    await enforcePolicy(ctx, policyOf(def), args, def.name);
+    return null;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    ctx.request?.errorCodes.push(err.code);
+    const body = errorsToProblem([new GraphQLError(err.message, { path: [c.rootField], originalError: err })], c.bodyVar);
+    return { status: body.status, headers: err.headers, problem: body };
+  }
 }
 /** A `handle` route: the route drives its documents through `run`. */
 async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps, operations: OperationCache, c: CompiledRoute, ctx: Ctx): Promise<FastifyReply> {

@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { connect } from 'node:net';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ADMIN_USAGE, adminSocketPath, runAdminCommand, type AdminResult } from '../src/server/admin.js';
+import { printableLine } from '../src/core/input.js';
 
 /** The running service's answer, or null when none listens on the data dir's admin socket. */
 function viaSocket(path: string, argv: string[]): Promise<AdminResult | null> {
@@ -43,7 +44,8 @@ async function main(): Promise<number> {
       await service.close();
     }
   }
-  for (const line of result.lines) (result.code ? console.error : console.log)(result.code === 2 ? line : `${result.code ? 'souk admin: ' : ''}${line}`);
+  // What the database holds (store names, emails) is printed escaped: a name cannot drive the terminal.
+  for (const line of result.lines.map(printableLine)) (result.code ? console.error : console.log)(result.code === 2 ? line : `${result.code ? 'souk admin: ' : ''}${line}`);
   return result.code;
 }
 

@@ -68,6 +68,36 @@ describe('Idempotency-Key on creates and triggers', () => {
     assert.equal((await api('GET', `/v1/stores/${o.storeId}/integrations/webhooks`, { token: o.token })).body.data.length, 1);
   });
 
+  test('a replay is authorized as a new request would be: a member removed since gets what a stranger gets, not the kept answer', async () => {
+    const o = await ownerWithStore(api);
+    const editor = await signup(api, 'Editor');
+    await api('POST', `/v1/stores/${o.storeId}/members`, { token: o.token, body: { email: editor.email, role: 'editor' } });
+    const create = (key: string) => api('POST', `/v1/stores/${o.storeId}/products`, { token: editor.token, headers: { 'idempotency-key': key }, body: { name: 'Kept', price: 5 } });
+    assert.equal((await create('before-removal')).status, 201);
+    assert.equal((await create('before-removal')).headers.get('idempotent-replayed'), 'true');
+    assert.equal((await api('DELETE', `/v1/stores/${o.storeId}/members/${editor.user.id}`, { token: o.token })).status, 204);
+    const replay = await create('before-removal');
+    const fresh = await create('after-removal');
+    assertProblem(replay, 404, 'NOT_FOUND');
+    assert.equal(replay.headers.get('idempotent-replayed'), null);
+    assert.deepEqual(replay.body, fresh.body);
+  });
+
+  test('keys are per store as well as per caller: one key on the same route of two stores makes two creates', async () => {
+    const o = await ownerWithStore(api);
+    const second = (await api('POST', '/v1/stores', { token: o.token, body: { name: 'Second' } })).body.id as string;
+    const headers = { 'idempotency-key': 'one-key' };
+    const a = await api('POST', `/v1/stores/${o.storeId}/products`, { token: o.token, headers, body: { name: 'Tea', price: 1 } });
+    const b = await api('POST', `/v1/stores/${second}/products`, { token: o.token, headers, body: { name: 'Tea', price: 1 } });
+    assert.equal(a.status, 201);
+    assert.equal(b.status, 201, b.text);
+    assert.equal(b.headers.get('idempotent-replayed'), null);
+    assert.equal(b.body.storeId, second);
+    const again = await api('POST', `/v1/stores/${second}/products`, { token: o.token, headers, body: { name: 'Tea', price: 1 } });
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.id, b.body.id);
+  });
+
   test('parallel requests with one key: one create runs, the rest get its answer or 409, never a second create', async () => {
     for (let round = 0; round < 5; round++) {
       const o = await ownerWithStore(api);

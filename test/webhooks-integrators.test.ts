@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { assertProblem, client, memberWithRole, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { sendAttempt, type Attempt } from '../src/webhooks/sender.js';
 
 let svc: TestService;
 let api: Api;
@@ -70,6 +74,46 @@ describe('delivery history', () => {
     assert.equal(typeof t.tls, 'number', 'an https receiver has a TLS phase');
     assert.equal(typeof t.firstByte, 'number');
     assert.equal(entry.redeliveryOf, null);
+  });
+
+  test('timings on a kept-alive connection: no lookup, connect or TLS phase of its own, and no phase longer than the total', async () => {
+    const sockets: string[] = [];
+    const server = createHttpsServer({ cert: readFileSync(process.env.SOUK_TEST_TLS_CERT!), key: readFileSync(process.env.SOUK_TEST_TLS_KEY!) }, (req, res) => {
+      sockets.push(`${req.socket.remotePort}`);
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    // Longer than any pause between the two attempts: the second finds the first's connection open.
+    server.keepAliveTimeout = 120_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const attempt: Attempt = {
+        url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+        event: 'orderCreated',
+        deliveryId: 'd1',
+        webhookId: 'w1',
+        secret: `whsec_${'0'.repeat(48)}`,
+        customHeaders: {},
+        body: Buffer.from('{}'),
+        test: false,
+        timeoutMs: 60_000,
+        allowed: () => true,
+      };
+      const first = await sendAttempt(attempt);
+      const second = await sendAttempt({ ...attempt, deliveryId: 'd2' });
+      assert.equal(sockets.length, 2);
+      assert.equal(sockets[1], sockets[0], 'the second attempt went over the first one\'s connection');
+      assert.equal(first.status, 'success');
+      assert.equal(second.status, 'success');
+      assert.equal(typeof first.timings.tls, 'number', 'the first attempt made the connection');
+      assert.deepEqual({ dns: second.timings.dns, connect: second.timings.connect, tls: second.timings.tls }, { dns: 0, connect: 0, tls: 0 });
+      for (const t of [first.timings, second.timings]) {
+        for (const phase of [t.dns, t.connect, t.tls, t.firstByte]) assert.ok(phase === null || (phase >= 0 && phase <= t.total), JSON.stringify(t));
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

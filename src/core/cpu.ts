@@ -1,3 +1,4 @@
+import type { Ctx } from './context.js';
 import type { ErrorCode, FieldError } from './errors.js';
 
 /**
@@ -27,12 +28,30 @@ export interface CpuLimits {
    * Retry-After). Requests keep the default; queue jobs wait longer, as nobody is waiting on them.
    */
   queueWaitMs?: number;
+  /**
+   * Whose request the task serves. A request's task names its owner: each store and each caller
+   * then gets a fair share of the pool and a budget of work stopped over budget (429 with
+   * Retry-After past either). Queue jobs name none.
+   */
+  owner?: CpuOwner;
 }
+
+/** A request's store (null when it names none) and caller (the user, or the address of an anonymous one). */
+export interface CpuOwner {
+  store: string | null;
+  caller: string;
+}
+
+export const cpuOwner = (ctx: Ctx, storeId: string | null): CpuOwner => ({ store: storeId, caller: ctx.actor ? `user:${ctx.actor.userId}` : `ip:${ctx.ip}` });
 
 export interface CpuPool {
   run<I, O>(task: CpuTask<I, O>, input: I, limits: CpuLimits): Promise<O>;
-  /** Tasks running and waiting now; refusals since start (saturated: 503, overBudget: stopped or refused past a budget). */
-  readonly stats: { threads: number; running: number; waiting: number; saturated: number; overBudget: number };
+  /**
+   * Tasks running and waiting now; refusals since start (saturated: 503, the pool is full;
+   * overBudget: stopped or refused past a task's budget; limited: 429, past an owner's share or
+   * its budget of stopped work).
+   */
+  readonly stats: { threads: number; running: number; waiting: number; saturated: number; overBudget: number; limited: number };
 }
 
 /** A worker's answer: the value, or a refusal the task raised as an AppError (its class does not cross threads). */

@@ -114,3 +114,35 @@ const HTTP_URL = { require_tld: false, require_protocol: true, protocols: ['http
 export const HTTP_URL_MESSAGE = 'must be an http(s) URL';
 export const isHttpUrl = (value: unknown): boolean => typeof value === 'string' && isURL(value, HTTP_URL);
 export const IsHttpUrl = (options?: ValidationOptions): PropertyDecorator => IsUrl(HTTP_URL, { message: HTTP_URL_MESSAGE, ...options });
+
+/**
+ * Characters a name (of a store, a user, an app, a warehouse, a product, ...) may not hold: C0
+ * and C1 controls (ESC starts terminal escapes, BEL rings), DEL, line and paragraph separators,
+ * and the bidirectional embeddings, overrides and isolates that reorder the text around a name
+ * wherever it is shown. The bidi marks (LRM, RLM, ALM), which Arabic text needs, are allowed.
+ */
+const NOT_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const NAME_TEXT_MESSAGE = 'must not contain control characters or bidirectional overrides';
+export const isNameText = (value: string): boolean => !NOT_IN_NAMES.test(value);
+
+/** `@NameText()` on a name's input field: 400 at the field when it holds a character of `NOT_IN_NAMES`. */
+export function NameText(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'nameText',
+      validator: {
+        validate: (value) => typeof value !== 'string' || isNameText(value),
+        defaultMessage: () => NAME_TEXT_MESSAGE,
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * Text shown on a terminal or in a log as one line: controls, separators and every bidirectional
+ * formatting character (marks included) written as `\u{…}`, so stored text cannot move the
+ * cursor, recolour the screen or reorder what is printed beside it.
+ */
+export const printableLine = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);

@@ -3,7 +3,7 @@ import type { Module } from '../core/module.js';
 import { createContext, type Actor, type Deps } from '../core/context.js';
 import { AppError, problem } from '../core/errors.js';
 import { sendProblem } from '../edge/http-problem.js';
-import { requireStorePermission } from '../core/policy.js';
+import { describePolicy, PERMISSIONS, policies, requireStorePermission } from '../core/policy.js';
 import type { CommittedEvent } from './bus.js';
 import { eventFilter, eventView, parseCursor, watchAccess } from './events.service.js';
 import { lastSeq, readEventsAfter } from './store-events.js';
@@ -194,6 +194,9 @@ export const eventStreamModule: Module = {
         operationId: 'streamStoreEvents',
         summary: "A store's events as server-sent events; resumes after Last-Event-ID (or ?after=) with no gap and no duplicate",
         tags: ['events'],
+        // What the stream checks before it opens (store.read), shown as the table's routes show their field's policy.
+        security: PERMISSIONS['store.read'].scopes.map((scope) => ({ bearer: [scope] })),
+        'x-souk-policy': describePolicy(policies.store('store.read')),
         parameters: [
           { name: 'storeId', in: 'path', required: true, schema: { type: 'string' } },
           { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'Send the kept events after this id first.' },

@@ -8,6 +8,7 @@ import type { Module } from '../core/module.js';
 import { User } from '../domains/auth/user.entity.js';
 import { AuthToken } from '../domains/auth/token.entity.js';
 import { hashPassword, issueToken, normalizeEmail } from '../domains/auth/auth.service.js';
+import { isNameText, NAME_TEXT_MESSAGE } from '../core/input.js';
 
 /**
  * Platform administration from the shell (`npm run admin`). The commands run inside the service:
@@ -28,6 +29,7 @@ export interface AdminResult {
 }
 
 const fail = (line: string): AdminResult => ({ code: 1, lines: [line] });
+const usage = (): AdminResult => ({ code: 2, lines: ADMIN_USAGE.split('\n') });
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -42,7 +44,8 @@ export async function runAdminCommand(deps: Deps, argv: string[]): Promise<Admin
   switch (command) {
     case 'create-user': {
       const [email, name] = positional;
-      if (!email || !name) return { code: 2, lines: [ADMIN_USAGE] };
+      if (!email || !name) return usage();
+      if (!isNameText(name)) return fail(`the name ${NAME_TEXT_MESSAGE}`);
       if (await userOf(email)) return fail(`an account with the email ${email} exists`);
       const password = option(args, '--password') ?? randomBytes(12).toString('base64url');
       if (password.length < 8) return fail('the password needs 8 characters or more');
@@ -52,7 +55,7 @@ export async function runAdminCommand(deps: Deps, argv: string[]): Promise<Admin
     }
     case 'reset-password': {
       const user = await userOf(positional[0]);
-      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : { code: 2, lines: [ADMIN_USAGE] };
+      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : usage();
       const password = option(args, '--password') ?? randomBytes(12).toString('base64url');
       if (password.length < 8) return fail('the password needs 8 characters or more');
       const revoked = await em.transactional(async (tx) => {
@@ -64,7 +67,7 @@ export async function runAdminCommand(deps: Deps, argv: string[]): Promise<Admin
     }
     case 'create-token': {
       const user = await userOf(positional[0]);
-      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : { code: 2, lines: [ADMIN_USAGE] };
+      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : usage();
       const ctx = { em, deps } as unknown as Parameters<typeof issueToken>[0];
       const { token } = issueToken(ctx, user.id, { name: option(args, '--name') ?? 'admin CLI' });
       await em.flush();
@@ -87,7 +90,7 @@ export async function runAdminCommand(deps: Deps, argv: string[]): Promise<Admin
     case 'promote':
     case 'demote': {
       const user = await userOf(positional[0]);
-      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : { code: 2, lines: [ADMIN_USAGE] };
+      if (!user) return positional[0] ? fail(`no account with the email ${positional[0]}`) : usage();
       return em.transactional(async (tx) => {
         const u = await tx.findOneOrFail(User, { id: user.id });
         if (command === 'demote' && u.platformRole === 'admin' && (await tx.count(User, { platformRole: 'admin', id: { $ne: u.id } })) === 0) {
@@ -98,13 +101,47 @@ export async function runAdminCommand(deps: Deps, argv: string[]): Promise<Admin
       });
     }
     default:
-      return { code: 2, lines: [ADMIN_USAGE] };
+      return usage();
   }
 }
 
 export const adminSocketPath = (dataDir: string) => join(dataDir, 'admin.sock');
 
-/** The running service's end of `npm run admin`: one JSON request per connection, one JSON answer. */
+/** An admin request is one short line; a longer one is refused, not buffered. */
+const MAX_REQUEST_BYTES = 64 * 1024;
+const BAD_REQUEST = 'souk admin: the request must be one line of JSON, {"argv": ["COMMAND", ...]}, with an array of strings';
+
+/** The command line a request names, or null for anything but `{"argv": [strings]}`. */
+export function parseAdminRequest(line: string): string[] | null {
+  let request: unknown;
+  try {
+    request = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!request || typeof request !== 'object' || Array.isArray(request)) return null;
+  const argv = (request as { argv?: unknown }).argv;
+  return Array.isArray(argv) && argv.every((a) => typeof a === 'string') ? argv : null;
+}
+
+/** Its answer; a command that fails answers its error, never leaves the process. */
+async function answer(deps: Deps, line: string): Promise<AdminResult> {
+  const argv = parseAdminRequest(line);
+  if (!argv) return { code: 2, lines: [BAD_REQUEST, ...usage().lines] };
+  let result: AdminResult;
+  try {
+    result = await runAdminCommand(deps, argv);
+  } catch (err) {
+    result = fail(err instanceof Error ? err.message : String(err));
+  }
+  deps.log.info({ command: argv[0], code: result.code }, 'admin command');
+  return result;
+}
+
+/**
+ * The running service's end of `npm run admin`: one JSON request line per connection (what
+ * follows it is ignored), one JSON answer, then the connection closes.
+ */
 export const adminModule: Module = {
   name: 'admin-socket',
   start: async (deps) => {
@@ -116,22 +153,22 @@ export const adminModule: Module = {
     const server: Server = createServer((socket) => {
       let input = '';
       socket.setEncoding('utf8');
-      socket.on('data', (chunk) => {
+      const reply = (result: AdminResult) => {
+        if (!socket.destroyed) socket.end(`${JSON.stringify(result)}\n`);
+      };
+      const onData = (chunk: string) => {
         input += chunk;
-        if (!input.includes('\n')) return;
-        let argv: string[] = [];
-        try {
-          argv = JSON.parse(input.slice(0, input.indexOf('\n'))).argv;
-        } catch {
-          argv = [];
-        }
-        runAdminCommand(deps, argv)
-          .catch((err: Error): AdminResult => fail(err.message))
-          .then((result) => {
-            deps.log.info({ command: argv[0], code: result.code }, 'admin command');
-            socket.end(`${JSON.stringify(result)}\n`);
-          });
-      });
+        const end = input.indexOf('\n');
+        if (end === -1 && input.length <= MAX_REQUEST_BYTES) return;
+        socket.off('data', onData);
+        socket.pause();
+        if (end === -1 || end > MAX_REQUEST_BYTES) return reply({ code: 2, lines: [`souk admin: the request is longer than ${MAX_REQUEST_BYTES} bytes`] });
+        answer(deps, input.slice(0, end)).then(reply, (err: unknown) => {
+          deps.log.error({ err }, 'admin command: no answer');
+          reply(fail('the command failed'));
+        });
+      };
+      socket.on('data', onData);
       socket.on('error', () => {});
     });
     try {

@@ -44,12 +44,13 @@ function createMetrics(deps: Deps): { registry: Registry; metrics: Metrics } {
   });
   new Gauge({
     name: 'souk_cpu_pool_refusals',
-    help: 'CPU pool tasks refused since start: saturated (503 with Retry-After) or over their budget (stopped at the deadline, out of stack or heap)',
+    help: "CPU pool tasks refused since start: saturated (503 with Retry-After), over their budget (stopped at the deadline, out of stack or heap), or limited (429: past a store's or caller's fair share or its budget of stopped work)",
     labelNames: ['reason'],
     registers: [registry],
     collect() {
       this.set({ reason: 'saturated' }, deps.cpu.stats.saturated);
       this.set({ reason: 'over_budget' }, deps.cpu.stats.overBudget);
+      this.set({ reason: 'limited' }, deps.cpu.stats.limited);
     },
   });
   new Gauge({

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
+import type { ClientRequest } from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { Headers } from 'got';
 import { loadGot } from '../lib/got.js';
@@ -123,10 +124,19 @@ export const NO_TIMINGS: AttemptTimings = { dns: null, connect: null, tls: null,
 type GotTimings = { phases?: { dns?: number; tcp?: number; tls?: number; firstByte?: number } } | undefined;
 const ms = (v: number | undefined) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
 
-/** got's timing phases, as far as the attempt got. */
-function phases(t: GotTimings, total: number): AttemptTimings {
+/**
+ * got's timing phases, as far as the attempt got, each at most the total. On a kept-alive
+ * connection this attempt looked nothing up, connected nothing and shook no hands: those phases
+ * are 0 (got reports the ones of the connection's first request again).
+ */
+function phases(t: GotTimings, total: number, reused: boolean): AttemptTimings {
   const p = t?.phases ?? {};
-  return { dns: ms(p.dns), connect: ms(p.tcp), tls: ms(p.tls), firstByte: ms(p.firstByte), total };
+  const phase = (v: number | undefined) => {
+    const m = ms(v);
+    return m === null ? null : Math.min(m, total);
+  };
+  if (reused) return { dns: 0, connect: 0, tls: p.tls === undefined ? null : 0, firstByte: phase(p.firstByte), total };
+  return { dns: phase(p.dns), connect: phase(p.tcp), tls: phase(p.tls), firstByte: phase(p.firstByte), total };
 }
 
 /** One POST, no retries, no redirects followed; 2xx and 3xx count as success. */
@@ -149,11 +159,12 @@ export async function sendAttempt(a: Attempt): Promise<AttemptResult> {
     let bytes = 0;
     const chunks: Buffer[] = [];
     let done = false;
+    let request: ClientRequest | undefined;
     const finish = (err?: Error) => {
       if (done) return;
       done = true;
       const responseTimeMs = elapsed();
-      const timings = phases(stream.timings, responseTimeMs);
+      const timings = phases(stream.timings, responseTimeMs, request?.reusedSocket === true);
       const text = chunks.length ? Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_CHARS) : statusCode === null ? null : '';
       if (statusCode === null) {
         resolve({ status: 'failed', statusCode: null, responseTimeMs, responseBody: null, error: err ? describe(err, a.timeoutMs) : 'no response', timings });
@@ -172,6 +183,9 @@ export async function sendAttempt(a: Attempt): Promise<AttemptResult> {
       throwHttpErrors: false,
       decompress: true,
       dnsLookup: guardedLookup(a.allowed) as never,
+    });
+    stream.once('request', (req: ClientRequest) => {
+      request = req;
     });
     stream.on('response', (res: { statusCode: number }) => {
       statusCode = res.statusCode;

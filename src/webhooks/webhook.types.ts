@@ -3,6 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { graphqlEnum } from '../core/enums.js';
 import { WebhookEvent } from '../events/names.js';
+import { NameText } from '../core/input.js';
 
 export const DeliveryStatus = graphqlEnum('DeliveryStatus', ['success', 'failed'] as const, '`success` when the receiver answered 2xx or 3xx, else `failed`.');
 
@@ -52,6 +53,7 @@ export class WebhookWithSecretType extends WebhookType {
 export class WebhookCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String)
@@ -81,6 +83,7 @@ export class WebhookUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })

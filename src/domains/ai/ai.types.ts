@@ -2,7 +2,7 @@ import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsInt, IsOptional, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
-import { IsHttpUrl } from '../../core/input.js';
+import { IsHttpUrl, NameText } from '../../core/input.js';
 
 export const IMAGE_KINDS = ['logo', 'icon', 'cover', 'palette'] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
@@ -64,6 +64,7 @@ export class ImagePromptTemplatePage {
 export class ImagePromptTemplateCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true })
@@ -101,6 +102,7 @@ export class ImagePromptTemplateUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -294,6 +296,7 @@ export class BrandBriefInput {
   @Field(() => String, { nullable: true, description: 'Default: the studio name.' })
   @IsOptional()
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  @NameText()
   brandName?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -349,6 +352,7 @@ export class BrandGenerateInput {
 export class BrandStudioCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => BrandBriefInput, { nullable: true })
@@ -371,6 +375,7 @@ export class BrandStudioUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => BrandBriefInput, { nullable: true, description: 'The fields given replace those of the brief.' })

@@ -12,6 +12,7 @@ import { ImagePromptTemplate } from './prompt-template.entity.js';
 import { checkPropsOffThread, fillPlaceholders, placeholders } from './prompt.js';
 import { assetUrl } from './asset-urls.js';
 import { type AiGenerationType, type BrandGenerateInput, type ImageKind } from './ai.types.js';
+import { cpuOwner } from '../../core/cpu.js';
 
 export const AI_QUEUE = 'ai-generation';
 /** Each attempt's time limit. */
@@ -154,7 +155,7 @@ export async function resolvePrompts(ctx: Ctx, studio: BrandStudio, g: BrandGene
     const fromBrief = Object.fromEntries(Object.entries(briefValues(studio, k)).filter(([name]) => used.includes(name)));
     return { ...fromBrief, ...t.props, ...(g.props ?? {}) };
   });
-  await checkPropsOffThread(ctx.deps.cpu, { schema: t.propsSchema, schemaPath: 'generate.promptTemplateId', values, prefix: 'generate.props' });
+  await checkPropsOffThread(ctx.deps.cpu, { schema: t.propsSchema, schemaPath: 'generate.promptTemplateId', values, prefix: 'generate.props' }, cpuOwner(ctx, studio.storeId));
   for (const [i, k] of kinds.entries()) {
     const prompt = fillPlaceholders(t.prompt, values[i]).trim();
     if (!prompt) throw invalid('generate.props', 'would leave the prompt empty');

@@ -6,6 +6,7 @@ import { page, pageLimit } from '../../lib/pagination.js';
 import { ImagePromptTemplate } from './prompt-template.entity.js';
 import { checkPropsOffThread } from './prompt.js';
 import type { ImagePromptTemplateCreateInput, ImagePromptTemplateType, ImagePromptTemplateUpdateInput } from './ai.types.js';
+import { cpuOwner } from '../../core/cpu.js';
 
 /** Schemas and default props are small documents. */
 const JSON_MAX = 16 * 1024;
@@ -32,8 +33,8 @@ function sized(value: Record<string, unknown>, path: string): Record<string, unk
 }
 
 /** The rules of a template as a whole: placeholders declared, schema compiles, default props valid. */
-function check(ctx: Ctx, t: { prompt: string; propsSchema: Record<string, unknown>; props: Record<string, unknown> }): Promise<void> {
-  return checkPropsOffThread(ctx.deps.cpu, { schema: t.propsSchema, schemaPath: 'propsSchema', prompt: t.prompt, values: [t.props], prefix: 'props', defaults: true });
+function check(ctx: Ctx, storeId: string | null, t: { prompt: string; propsSchema: Record<string, unknown>; props: Record<string, unknown> }): Promise<void> {
+  return checkPropsOffThread(ctx.deps.cpu, { schema: t.propsSchema, schemaPath: 'propsSchema', prompt: t.prompt, values: [t.props], prefix: 'props', defaults: true }, cpuOwner(ctx, storeId));
 }
 
 const tags = (list: string[]) => [...new Set(list.map((t) => t.trim()).filter(Boolean))];
@@ -72,7 +73,7 @@ export async function createTemplate(ctx: Ctx, storeId: string | null, input: Im
     propsSchema: sized(input.propsSchema ?? {}, 'propsSchema'),
     props: sized(input.props ?? {}, 'props'),
   };
-  await check(ctx, fields);
+  await check(ctx, storeId, fields);
   return transaction(ctx, async (tx) => {
     const t = tx.em.create(ImagePromptTemplate, {
       storeId,
@@ -99,7 +100,7 @@ export async function updateTemplate(ctx: Ctx, storeId: string | null, id: strin
     if (input.propsSchema != null) t.propsSchema = sized(input.propsSchema, 'propsSchema');
     if (input.props != null) t.props = sized(input.props, 'props');
     // The merged template must hold together: a new prompt against the old schema, and so on.
-    await check(tx, t);
+    await check(tx, storeId, t);
     t.updatedAt = new Date();
     await tx.em.flush();
     return templateView(t);

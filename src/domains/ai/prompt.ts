@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import { cpuTask, type CpuPool } from '../../core/cpu.js';
+import { cpuTask, type CpuOwner, type CpuPool } from '../../core/cpu.js';
 import { AppError, invalid, type FieldError } from '../../core/errors.js';
 import { linearRegExp } from '../../lib/linear-regexp.js';
 
@@ -108,9 +108,9 @@ export function checkProps(c: PropsCheck): null {
 /** Schemas are at most 16 KiB and patterns run in linear time: only a pathological schema comes near this. */
 const CHECK_TIME_LIMIT_MS = 2_000;
 
-/** checkProps off the event loop; the first failure → 400. */
-export async function checkPropsOffThread(cpu: CpuPool, c: PropsCheck): Promise<void> {
-  await cpu.run(CHECK_PROPS, c, { timeoutMs: CHECK_TIME_LIMIT_MS, overBudget: () => invalid(c.schemaPath, 'takes too long to check (simplify the schema)') });
+/** checkProps off the event loop for a request's `owner`; the first failure → 400. */
+export async function checkPropsOffThread(cpu: CpuPool, c: PropsCheck, owner: CpuOwner): Promise<void> {
+  await cpu.run(CHECK_PROPS, c, { timeoutMs: CHECK_TIME_LIMIT_MS, overBudget: () => invalid(c.schemaPath, 'takes too long to check (simplify the schema)'), owner });
 }
 
 function text(value: unknown): string {

@@ -2,7 +2,7 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { ArrayMaxSize, ArrayMinSize, IsIn, Length, Matches, MaxLength } from 'class-validator';
 import { SCOPE_NAMES } from '../auth/scopes.js';
 import { Page } from '../../lib/pagination.js';
-import { IsHttpUrl } from '../../core/input.js';
+import { IsHttpUrl, NameText } from '../../core/input.js';
 
 const SCOPE_MESSAGE = `each must be one of ${SCOPE_NAMES.join(', ')}`;
 /** RFC 7636: 43 to 128 characters of the unreserved set. */
@@ -48,6 +48,7 @@ export type AppPage = InstanceType<typeof AppPage>;
 export class AppCreateInput {
   @Field(() => String)
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true })
@@ -76,6 +77,7 @@ export class AppCreateInput {
 export class AppUpdateInput {
   @Field(() => String, { nullable: true })
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  @NameText()
   name?: string;
 
   @Field(() => String, { nullable: true })

@@ -3,6 +3,7 @@ import { IsEmail, Length, MaxLength, MinLength } from 'class-validator';
 import { UserType } from './user.types.js';
 import { Page } from '../../lib/pagination.js';
 import { graphqlEnum } from '../../core/enums.js';
+import { NameText } from '../../core/input.js';
 
 @InputType()
 export class SignupInput {
@@ -18,6 +19,7 @@ export class SignupInput {
 
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 }
 
@@ -45,6 +47,7 @@ export class AuthPayload {
 export class MeUpdateInput {
   @Field(() => String, { nullable: true })
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string;
 
   @Field(() => String, { nullable: true, description: 'A new address must be verified again.' })

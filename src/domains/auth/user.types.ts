@@ -4,6 +4,7 @@ import { PLATFORM_ROLES } from './user.entity.js';
 import { graphqlEnum } from '../../core/enums.js';
 import type { User } from './user.entity.js';
 import { Page } from '../../lib/pagination.js';
+import { NameText } from '../../core/input.js';
 
 export const PlatformRole = graphqlEnum('PlatformRole', PLATFORM_ROLES, '`admin` administers the platform (users, options); everyone else is a `user`.');
 
@@ -64,6 +65,7 @@ export class UserCreateInput {
 
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => PlatformRole, { nullable: true, defaultValue: 'user' })
@@ -74,6 +76,7 @@ export class UserCreateInput {
 export class UserUpdateInput {
   @Field(() => String, { nullable: true })
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string;
 
   @Field(() => String, { nullable: true })
@@ -98,6 +101,7 @@ export class UserUpdateInput {
 export class UserReplaceInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String)

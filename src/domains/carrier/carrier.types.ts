@@ -3,6 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { graphqlEnum } from '../../core/enums.js';
 import { PARCEL_STATUSES } from '../integrations/integration.kinds.js';
+import { NameText } from '../../core/input.js';
 
 export const ParcelStatus = graphqlEnum('ParcelStatus', PARCEL_STATUSES, "A parcel's state in Souk's words, whatever the carrier calls it (its own text is rawStatus).");
 export const ParcelEventSource = graphqlEnum('ParcelEventSource', ['send', 'webhook', 'poll', 'cancel'] as const, 'What brought the news: the send itself, a carrier webhook, a poll, or a cancel.');
@@ -223,6 +224,7 @@ export class CarrierRecipientInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -248,6 +250,7 @@ export class CarrierRecipientInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   communeName?: string | null;
 }
 

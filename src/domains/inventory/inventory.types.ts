@@ -2,6 +2,7 @@ import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsEmail, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { BatchFailure, BatchInput, BatchSummary } from '../../lib/batch.js';
+import { NameText } from '../../core/input.js';
 
 export const WAREHOUSE_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -54,6 +55,7 @@ export class WarehousePage {
 export class WarehouseCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true, description: 'Derived from the name when omitted; unique per store.' })
@@ -89,6 +91,7 @@ export class WarehouseUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })

@@ -3,6 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional, Length, Matches } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { graphqlEnum } from '../../core/enums.js';
+import { NameText } from '../../core/input.js';
 
 export const LANDING_PAGE_STATUSES = ['draft', 'published', 'archived'] as const;
 export const LandingPageStatus = graphqlEnum('LandingPageStatus', LANDING_PAGE_STATUSES);
@@ -50,6 +51,7 @@ export class ProductLandingPagePage {
 export class ProductLandingPageCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => ID, { nullable: true, description: 'A product of the store.' })
@@ -76,6 +78,7 @@ export class ProductLandingPageUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => ID, { nullable: true, description: 'A product of the store; null detaches the page.' })

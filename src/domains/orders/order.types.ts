@@ -1,6 +1,6 @@
 import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
+import { JsonDocument, METADATA_MAX_BYTES, NameText } from '../../core/input.js';
 import { ArrayMaxSize, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { Page } from '../../lib/pagination.js';
 import { graphqlEnum } from '../../core/enums.js';
@@ -200,6 +200,7 @@ export class OrderItemInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
+  @NameText()
   name?: string | null;
 
   @Field(() => Int, { nullable: true, defaultValue: 1 })
@@ -235,6 +236,7 @@ export class ShippingAddressInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
+  @NameText()
   communeName?: string | null;
 
   @Field(() => String, { nullable: true, description: 'State (wilaya) code, e.g. "16".' })
@@ -247,6 +249,7 @@ export class ShippingAddressInput {
 export class OrderCreateInput {
   @Field(() => String)
   @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
+  @NameText()
   customerName!: string;
 
   @Field(() => String, { nullable: true })
@@ -293,6 +296,7 @@ export class OrderUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, ORDER_LIMITS.nameLength, { message: `must be 1 to ${ORDER_LIMITS.nameLength} characters` })
+  @NameText()
   customerName?: string | null;
 
   @Field(() => String, { nullable: true })

@@ -2,6 +2,7 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Matches } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { OrderStatusKind } from './statuses.js';
+import { NameText } from '../../core/input.js';
 
 const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
 /** applyMany works on at most this many orders per call. */
@@ -32,6 +33,7 @@ export class StatusType {
 export class StatusCreateInput {
   @Field(() => String)
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true, description: 'Derived from the name when omitted; unique per store.' })
@@ -55,6 +57,7 @@ export class StatusUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true, description: "Renaming it renames the `status` of the status's orders." })

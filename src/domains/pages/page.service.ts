@@ -7,6 +7,7 @@ import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { page as pageOf, pageLimit } from '../../lib/pagination.js';
 import { slugify } from '../../lib/slug.js';
+import { cpuOwner } from '../../core/cpu.js';
 
 /** `/v1/pages/view/{slug}` is the public route: no page may be called `view`. */
 const RESERVED_SLUGS = new Set(['view']);
@@ -95,7 +96,7 @@ export async function getPage(ctx: Ctx, storeId: string, idOrSlug: string): Prom
 /** A body that cannot be rendered within its budget is refused here, at write time (400 at `body`). */
 export async function createPage(ctx: Ctx, storeId: string, input: PageInput): Promise<PageType> {
   const body = input.body ?? '';
-  const html = await renderBody(ctx.deps.cpu, body);
+  const html = await renderBody(ctx.deps.cpu, body, cpuOwner(ctx, storeId));
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       let slug: string;
@@ -120,7 +121,7 @@ export async function createPage(ctx: Ctx, storeId: string, input: PageInput): P
  */
 export async function updatePage(ctx: Ctx, storeId: string, id: string, input: PageUpdateInput | PageInput, mode: 'patch' | 'replace'): Promise<PageType> {
   const body = mode === 'replace' ? ((input as PageInput).body ?? '') : (input.body ?? null);
-  const html = body === null ? null : await renderBody(ctx.deps.cpu, body);
+  const html = body === null ? null : await renderBody(ctx.deps.cpu, body, cpuOwner(ctx, storeId));
   return uniqueSlug(
     transaction(ctx, async (tx) => {
       const p = await findPage(tx, storeId, id, true);
@@ -193,7 +194,7 @@ function fillHtml(ctx: Ctx, p: Page): Promise<string> {
 async function renderAndStore(ctx: Ctx, p: Page): Promise<string> {
   let html: string;
   try {
-    html = await renderBody(ctx.deps.cpu, p.body);
+    html = await renderBody(ctx.deps.cpu, p.body, cpuOwner(ctx, p.storeId));
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'VALIDATION_FAILED') throw err;
     ctx.deps.log.warn({ pageId: p.id, reason: err.message }, 'pages: a stored body cannot be rendered within budget; serving it as text');

@@ -3,6 +3,7 @@ import { IsOptional, Length, Matches, MaxLength, ValidateNested } from 'class-va
 import { PAGE_STATUSES } from './page.entity.js';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { graphqlEnum } from '../../core/enums.js';
+import { NameText } from '../../core/input.js';
 
 export const PageStatus = graphqlEnum('PageStatus', PAGE_STATUSES, 'Only `published` pages are served publicly.');
 
@@ -24,6 +25,7 @@ export class SeoInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @MaxLength(300, { message: 'must be at most 300 characters' })
+  @NameText()
   title?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -79,6 +81,7 @@ export class PagePage {
 export class PageInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   title!: string;
 
   @Field(() => String, { nullable: true, description: 'Derived from the title when omitted; unique per store; `view` is reserved.' })
@@ -108,6 +111,7 @@ export class PageUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   title?: string | null;
 
   @Field(() => String, { nullable: true, description: 'A new slug; the old one keeps answering the public view with a 301.' })

@@ -1,7 +1,7 @@
 import { Marked } from 'marked';
 import { createRequire } from 'node:module';
 import type sanitizeHtml from 'sanitize-html';
-import { cpuTask, type CpuPool, type OverBudget } from '../../core/cpu.js';
+import { cpuTask, type CpuOwner, type CpuPool, type OverBudget } from '../../core/cpu.js';
 import { invalid } from '../../core/errors.js';
 
 /** A private instance: no other code's `marked.use()` changes how pages render. */
@@ -40,13 +40,13 @@ const POLICY: sanitizeHtml.IOptions = {
   },
 };
 
-// Required on the first page rendered: the sanitizer and its HTML parser are slow to load.
+// Required when first needed (a pool thread, before its first render's deadline counts): the sanitizer and its HTML parser are slow to load.
 let sanitizer: typeof sanitizeHtml | undefined;
+export const loadSanitizer = () => (sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml);
 
 /** Markdown (raw HTML included, as authors write it) to HTML safe to serve to any browser. */
 export function renderMarkdown(source: string): string {
-  sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml;
-  return sanitizer(markdown.parse(source) as string, POLICY);
+  return loadSanitizer()(markdown.parse(source) as string, POLICY);
 }
 
 /**
@@ -99,7 +99,63 @@ const OVER: Record<OverBudget, string> = {
   memory: 'needs too much memory to render: simplify its Markdown',
 };
 
-/** The body's HTML, rendered off the event loop; one that cannot be rendered within budget → 400 at `body`. */
-export function renderBody(cpu: CpuPool, source: string, queueWaitMs?: number): Promise<string> {
-  return cpu.run(RENDER_PAGE, source, { timeoutMs: RENDER_TIME_LIMIT_MS, overBudget: (reason) => invalid('body', OVER[reason]), queueWaitMs });
+/**
+ * Emphasis marks (`*`, `_`, `~`) crowded into one paragraph make the parser's work grow with the
+ * square of their number ("*a" × 49,000 takes seconds, "*a" and a line break × 4,000 as long),
+ * and link openings (`](`) with the cube ("[a](" × 1,000 takes seconds). A paragraph of this many
+ * marks, or of this many openings, renders within a second or two on one thread.
+ */
+export const MAX_EMPHASIS_MARKS = 2_000;
+export const MAX_LINK_OPENINGS = 250;
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** A line that starts a block of its own: its inline text is parsed apart from the lines before it. */
+const BLOCK_START = /^[ \t]*$|^ {0,3}(?:#|\|)/;
+
+/**
+ * The parser's inline work a body asks for, as a share of what one paragraph of
+ * MAX_EMPHASIS_MARKS marks (or MAX_LINK_OPENINGS openings) costs, summed over its paragraphs,
+ * list items, quotes and table rows (fenced code is not parsed inline). Linear in the body.
+ */
+export function inlineWork(source: string): number {
+  let work = 0;
+  let marks = 0;
+  let links = 0;
+  let fence = '';
+  const end = () => {
+    work += (marks / MAX_EMPHASIS_MARKS) ** 2 + (links / MAX_LINK_OPENINGS) ** 3;
+    marks = links = 0;
+  };
+  for (const line of source.split('\n')) {
+    const f = FENCE.exec(line)?.[1];
+    if (fence) {
+      if (f && f[0] === fence[0] && f.length >= fence.length) fence = '';
+      continue;
+    }
+    if (f || BLOCK_START.test(line) || CONTAINER.test(line)) end();
+    if (f) {
+      fence = f;
+      continue;
+    }
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i];
+      if (c === '\\') i++;
+      else if (c === '*' || c === '_' || c === '~') marks++;
+      else if (c === ']' && line[i + 1] === '(') links++;
+    }
+  }
+  end();
+  return work;
+}
+
+/**
+ * The body's HTML, rendered off the event loop for `owner` (a request; none for a queue job). A
+ * body built to make the parser work (inlineWork past one paragraph's worth) is refused before
+ * it takes a thread; one that cannot be rendered within budget → 400 at `body` as well.
+ */
+export function renderBody(cpu: CpuPool, source: string, owner?: CpuOwner): Promise<string> {
+  if (inlineWork(source) > 1) {
+    return Promise.reject(invalid('body', `crowds too many emphasis marks (*, _, ~) or link openings into its paragraphs to render: split the paragraphs or escape the marks (\\*)`));
+  }
+  return cpu.run(RENDER_PAGE, source, { timeoutMs: RENDER_TIME_LIMIT_MS, overBudget: (reason) => invalid('body', OVER[reason]), owner });
 }

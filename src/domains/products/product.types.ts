@@ -1,6 +1,6 @@
 import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { IsHttpUrl, JsonDocument, METADATA_MAX_BYTES } from '../../core/input.js';
+import { IsHttpUrl, JsonDocument, METADATA_MAX_BYTES, NameText } from '../../core/input.js';
 import { ArrayMaxSize, IsInt, IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SLUG_PATTERN } from '../../lib/slug.js';
 import { Page } from '../../lib/pagination.js';
@@ -70,6 +70,7 @@ export type ProductPage = InstanceType<typeof ProductPage>;
 export class ProductCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true, description: 'Derived from the name when omitted; unique per store.' })
@@ -138,6 +139,7 @@ export class ProductUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })

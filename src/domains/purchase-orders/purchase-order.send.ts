@@ -26,7 +26,7 @@ export async function processSend(deps: Deps, sendId: string): Promise<void> {
   const number = formatPoNumber(po.number);
   let error: string | null = null;
   try {
-    const pdf = await renderPdf(deps.cpu, sources, true);
+    const pdf = await renderPdf(deps.cpu, sources, null);
     await deps.mailer.deliver({
       to: send.recipients.join(', '),
       cc: send.cc,

@@ -38,6 +38,7 @@ import { isCurrency, lineMinor, sumMinor, toMajor, toMinor } from '../../core/mo
 import { pageLimit } from '../../lib/pagination.js';
 import { recordRealtimeEvent } from '../../events/outbox.js';
 import { runBatch } from '../../lib/batch.js';
+import { cpuOwner } from '../../core/cpu.js';
 
 const FINAL = new Set(['received', 'cancelled']);
 
@@ -468,7 +469,7 @@ const pdfFile = (bytes: Buffer, filename: string, download: string | null | unde
 export async function purchaseOrderPdf(ctx: Ctx, storeId: string, id: string, download?: string | null): Promise<PdfFile> {
   const po = await findPurchaseOrder(ctx, storeId, id);
   const sources = await pdfSources(ctx.em as EntityManager, storeId, [po]);
-  return pdfFile(await renderPdf(ctx.deps.cpu, sources), `${formatPoNumber(po.number)}.pdf`, download);
+  return pdfFile(await renderPdf(ctx.deps.cpu, sources, cpuOwner(ctx, storeId)), `${formatPoNumber(po.number)}.pdf`, download);
 }
 
 /** One merged document; any id that is not a PO of the store fails the whole call (404). */
@@ -483,5 +484,5 @@ export async function purchaseOrdersPdf(ctx: Ctx, storeId: string, ids: string[]
   assertPdfBudget(await pdfRows(ctx.em as EntityManager, unique), pos.length);
   const sources = await pdfSources(ctx.em as EntityManager, storeId, pos);
   const name = pos.length === 1 ? formatPoNumber(pos[0].number) : `purchase-orders-${pos.length}`;
-  return pdfFile(await renderPdf(ctx.deps.cpu, sources), `${name}.pdf`, download);
+  return pdfFile(await renderPdf(ctx.deps.cpu, sources, cpuOwner(ctx, storeId)), `${name}.pdf`, download);
 }

@@ -3,6 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, ArrayMinSize, IsEmail, IsInt, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 import { BatchFailure, BatchInput, BatchSummary, MAX_BATCH_IDS } from '../../lib/batch.js';
 import { graphqlEnum } from '../../core/enums.js';
+import { NameText } from '../../core/input.js';
 
 export const PO_STATUSES = ['draft', 'sent', 'partial', 'received', 'cancelled'] as const;
 export const PO_TARGETS = ['received', 'partial', 'sent', 'draft'] as const;
@@ -182,6 +183,7 @@ export class PurchaseOrderPage {
 export class SupplierInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true })
@@ -218,6 +220,7 @@ export class PurchaseOrderItemInput {
   @Field(() => String, { nullable: true, description: 'Required without a productId.' })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => Int)

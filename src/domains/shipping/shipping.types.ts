@@ -3,7 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { DELIVERY_TYPES, METHOD_POLICIES, METHOD_STATUSES, PRICE_STATUSES } from './shipping.entity.js';
 import { graphqlEnum } from '../../core/enums.js';
-import { IsHttpUrl } from '../../core/input.js';
+import { IsHttpUrl, NameText } from '../../core/input.js';
 
 export const ShippingType = graphqlEnum('ShippingType', DELIVERY_TYPES, 'How an order is delivered: to the door (`home`), to a carrier desk (`desk`) or picked up at the store (`pickup`).');
 export const ShippingPriceStatus = graphqlEnum('ShippingPriceStatus', PRICE_STATUSES);
@@ -57,6 +57,7 @@ export class ShippingPricePage {
 export class ShippingPriceCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true })
@@ -85,6 +86,7 @@ export class ShippingPriceReplaceInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -162,6 +164,7 @@ export class ShippingMethodPage {
 export class ShippingMethodInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true })
@@ -200,6 +203,7 @@ export class ShippingMethodUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -237,11 +241,13 @@ export class ShippingMethodForkInput {
   @Field(() => String, { nullable: true, description: "The copy's name; default the source's." })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Same as `name` (the spelling template components use).' })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   title?: string | null;
 }
 

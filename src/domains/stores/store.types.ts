@@ -4,6 +4,7 @@ import { ROLES } from '../../core/policy.js';
 import { IsHttpUrl } from '../../core/input.js';
 import { graphqlEnum } from '../../core/enums.js';
 import { Page } from '../../lib/pagination.js';
+import { NameText } from '../../core/input.js';
 
 export const StoreRole = graphqlEnum('StoreRole', ROLES, 'A member\'s role in a store, from most to least: owner, admin, editor, viewer.');
 
@@ -122,6 +123,7 @@ export type StorePage = InstanceType<typeof StorePage>;
 export class StoreCreateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true, description: 'ISO 4217 code; DZD when omitted.' })
@@ -136,6 +138,7 @@ export class StoreUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string;
 
   @Field(() => String, { nullable: true, description: 'ISO 4217 code; refused (409) once the store has orders.' })

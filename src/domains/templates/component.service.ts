@@ -8,6 +8,7 @@ import { holdsPermission } from '../../core/policy.js';
 import { transaction } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { jsonBytes, stableJson } from '../../lib/json.js';
+import { cpuOwner } from '../../core/cpu.js';
 
 /** A schema or default document may hold up to 64 KiB of JSON. */
 const MAX_DOCUMENT = 64 * 1024;
@@ -55,7 +56,7 @@ function checkSize(value: unknown, path: string) {
 }
 
 /** Schemas must compile and defaults validate against them, whichever of them changed. */
-async function checkDocuments(ctx: Ctx, c: Pick<TemplateComponent, 'propsSchema' | 'slotsSchema' | 'propsDefault' | 'slotsDefault'>): Promise<void> {
+async function checkDocuments(ctx: Ctx, c: Pick<TemplateComponent, 'storeId' | 'propsSchema' | 'slotsSchema' | 'propsDefault' | 'slotsDefault'>): Promise<void> {
   for (const [value, path] of [
     [c.propsSchema, 'propsSchema'],
     [c.slotsSchema, 'slotsSchema'],
@@ -64,7 +65,7 @@ async function checkDocuments(ctx: Ctx, c: Pick<TemplateComponent, 'propsSchema'
   ] as const) checkSize(value, path);
   const checks: SchemaCheck[] = [{ schema: c.propsSchema, schemaPath: 'propsSchema', value: { data: c.propsDefault, path: 'propsDefault' } }];
   if (c.slotsSchema) checks.push({ schema: c.slotsSchema, schemaPath: 'slotsSchema', value: c.slotsDefault ? { data: c.slotsDefault, path: 'slotsDefault' } : undefined });
-  await checkSchemasOffThread(ctx.deps.cpu, checks);
+  await checkSchemasOffThread(ctx.deps.cpu, checks, cpuOwner(ctx, c.storeId));
 }
 
 const identity = (c: Pick<TemplateComponent, 'code' | 'propsSchema' | 'slotsSchema'>) => stableJson([c.code, c.propsSchema, c.slotsSchema]);

@@ -3,7 +3,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { COMPONENT_POLICIES } from './component.entity.js';
 import { graphqlEnum } from '../../core/enums.js';
-import { IsHttpUrl } from '../../core/input.js';
+import { IsHttpUrl, NameText } from '../../core/input.js';
 
 export const ComponentPolicy = graphqlEnum('ComponentPolicy', COMPONENT_POLICIES, 'Who sees a component: only its store (`private`), anyone with its id (`unlisted`), the marketplace (`public`), or the marketplace marked as superseded (`deprecated`).');
 /** Code is text for the storefront; 256 KiB is far above any component and well under the body limit. */
@@ -86,6 +86,7 @@ export class TemplateComponentPage {
 export class TemplateComponentInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   title!: string;
 
   @Field(() => String)
@@ -95,6 +96,7 @@ export class TemplateComponentInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(0, 300, { message: 'must be at most 300 characters' })
+  @NameText()
   subtitle?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -146,6 +148,7 @@ export class TemplateComponentUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   title?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -156,6 +159,7 @@ export class TemplateComponentUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(0, 300, { message: 'must be at most 300 characters' })
+  @NameText()
   subtitle?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -206,5 +210,6 @@ export class ForkInput {
   @Field(() => String, { nullable: true, description: "The copy's title; default the source's." })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   title?: string | null;
 }

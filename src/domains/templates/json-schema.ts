@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { cpuTask, type CpuPool } from '../../core/cpu.js';
+import { cpuTask, type CpuOwner, type CpuPool } from '../../core/cpu.js';
 import { AppError, invalid, type FieldError } from '../../core/errors.js';
 import { linearRegExp } from '../../lib/linear-regexp.js';
 
@@ -73,9 +73,10 @@ export function checkSchemas(checks: SchemaCheck[]): null {
 /** What a schema check may cost: patterns run in linear time, so only a huge schema comes near it. */
 const CHECK_TIME_LIMIT_MS = 2_000;
 
-/** The checks, in order, off the event loop; the first failure → 400. */
-export async function checkSchemasOffThread(cpu: CpuPool, checks: SchemaCheck[]): Promise<void> {
+/** The checks, in order, off the event loop for a request's `owner`; the first failure → 400. */
+export async function checkSchemasOffThread(cpu: CpuPool, checks: SchemaCheck[], owner: CpuOwner): Promise<void> {
   await cpu.run(CHECK_SCHEMAS, checks, {
+    owner,
     timeoutMs: CHECK_TIME_LIMIT_MS,
     overBudget: () => invalid(checks[0]?.schemaPath ?? '', 'takes too long to check (simplify the schema)'),
   });

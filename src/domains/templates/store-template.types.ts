@@ -1,6 +1,7 @@
 import { Field, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArrayMaxSize, IsOptional, Length, ValidateNested } from 'class-validator';
+import { NameText } from '../../core/input.js';
 
 @ObjectType('StoreTemplate')
 export class StoreTemplateType {
@@ -36,6 +37,7 @@ export class StoreTemplatePage {
 export class StoreTemplateInput {
   @Field(() => String)
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name!: string;
 
   @Field(() => String, { nullable: true, description: 'BCP 47; canonicalized. The first locale added becomes the default when unset.' })
@@ -49,6 +51,7 @@ export class StoreTemplateUpdateInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @NameText()
   name?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Must be one of its locales once it has any.' })
