@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, userInfo } from 'node:os';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
+import { parse as parseConnectionString } from 'pg-connection-string';
 
 /** Every environment variable the service reads, checked in one place. */
 /** What a process runs: `web` serves HTTP and enqueues, `worker` runs every queue and timer, `all` both. */
@@ -13,6 +15,8 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string | null;
+  /** DATABASE_URL read as libpq reads it, its gaps filled as libpq fills them (see `pgConnection`). */
+  databaseConnection: PgConnection | null;
   dataDir: string;
   production: boolean;
   secretKey: Buffer;
@@ -221,6 +225,65 @@ function returnUrlOrigins(raw: string | undefined): string[] | null {
   });
 }
 
+/** How node-postgres (and the ORM and queue on top of it) reach a PostgreSQL server. */
+export interface PgConnection {
+  /** A host name, an IP address, or the directory of a Unix socket. */
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  /** Unset: node-postgres reads PGPASSWORD, then ~/.pgpass. */
+  password?: string;
+  /** Unset: node-postgres reads PGSSLMODE. */
+  ssl?: boolean | ConnectionOptions;
+}
+
+/** Where libpq looks for a server's socket when no host is given (Debian's directory, then upstream's). */
+const SOCKET_DIRS = ['/var/run/postgresql', '/tmp'];
+
+/** libpq's keyword/value form (`host=/var/run/postgresql dbname=souk`) as URI query parameters. */
+function keywordValues(raw: string): string | null {
+  const params = new URLSearchParams();
+  const pair = /\s*([a-z_]+)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|([^\s']+))\s*/y;
+  for (let m = pair.exec(raw); m; m = pair.exec(raw)) {
+    params.set(m[1], m[3] ?? m[2].replace(/\\(.)/g, '$1'));
+    if (pair.lastIndex === raw.length) return `postgres://?${params}`;
+  }
+  return null;
+}
+
+/**
+ * A libpq connection string, in either of libpq's forms: a URI (`postgres://user:pw@host:5432/db`,
+ * `postgres:///db?host=/var/run/postgresql`, `postgresql://%2Fvar%2Frun%2Fpostgresql/db`) or
+ * keyword/value (`host=/var/run/postgresql dbname=db`). What it leaves out is filled as libpq
+ * does: PGHOST, else the default socket directory when a server listens there, else localhost;
+ * PGPORT, else 5432; PGUSER, else the operating-system user; PGDATABASE, else the user name.
+ * `sslmode` means what it means to libpq (`require` encrypts without checking the certificate).
+ */
+export function pgConnection(raw: string, env: NodeJS.ProcessEnv = process.env): PgConnection {
+  const uri = /^postgres(ql)?:\/\//.test(raw) ? raw : keywordValues(raw);
+  if (!uri) throw new ConfigError('DATABASE_URL must be a PostgreSQL connection string: postgres://user@host:5432/db, postgres:///db?host=/var/run/postgresql, or host=... dbname=...');
+  let c: ReturnType<typeof parseConnectionString> & { dbname?: string };
+  try {
+    c = parseConnectionString(uri, { useLibpqCompat: true });
+  } catch (err) {
+    // The parser's own message, never the string: it may hold a password.
+    throw new ConfigError(`DATABASE_URL cannot be read: ${err instanceof Error && !(err instanceof TypeError) ? err.message : 'not a connection string (one host only, percent-encode a socket directory)'}`);
+  }
+  const port = Number(c.port || env.PGPORT || 5432);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError('DATABASE_URL: the port must be between 1 and 65535');
+  const user = c.user || env.PGUSER || userInfo().username;
+  const host = c.host || env.PGHOST || SOCKET_DIRS.find((dir) => existsSync(join(dir, `.s.PGSQL.${port}`))) || 'localhost';
+  return {
+    host,
+    port,
+    user,
+    database: c.database || c.dbname || env.PGDATABASE || user,
+    ...(c.password ? { password: c.password } : {}),
+    ...(c.ssl !== undefined && c.ssl !== null ? { ssl: c.ssl as boolean | ConnectionOptions } : {}),
+  };
+}
+
 /**
  * Where the service says it is when SOUK_PUBLIC_URL is unset: its own address, but a wildcard
  * one (`0.0.0.0`, `::`, as in the Docker image) is no address to hand out, so `localhost`.
@@ -234,9 +297,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.SOUK_DATA_DIR || './.data');
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
-  }
   const port = intVar(env, 'PORT', 4000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   return {
@@ -244,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     databaseUrl,
+    databaseConnection: databaseUrl ? pgConnection(databaseUrl, env) : null,
     dataDir,
     production,
     secretKey: loadSecretKey(env, production, dataDir),
