@@ -26,6 +26,8 @@ export interface Config {
   /** Private networks a deployment's receivers live on, each `address/prefix`. */
   webhookAllowCidrs: Cidr[];
   webhookAllowHttp: boolean;
+  /** Proxies (`address/prefix`) whose X-Forwarded-For names the client; empty: the peer is the client. */
+  trustProxy: string[];
   logLevel: string;
   /** Worker threads for CPU-heavy work (Markdown, PDFs, images, user-written schemas). */
   cpuThreads: number;
@@ -91,18 +93,19 @@ export interface Cidr {
   family: 'ipv4' | 'ipv6';
 }
 
-/** A comma list of `address/prefix` (IPv4 or IPv6); anything else stops the start. */
-function cidrList(raw: string | undefined): Cidr[] {
+/** A comma list of `address/prefix` (IPv4 or IPv6), or with `bare`, plain addresses too; anything else stops the start. */
+function cidrList(raw: string | undefined, name: string, bare = false): Cidr[] {
   if (!raw) return [];
   return raw
     .split(',')
     .map((c) => c.trim())
     .filter(Boolean)
     .map((c) => {
-      const m = /^([^/]+)\/(\d{1,3})$/.exec(c);
+      const whole = bare && isIP(c) ? `${c}/${isIP(c) === 4 ? 32 : 128}` : c;
+      const m = /^([^/]+)\/(\d{1,3})$/.exec(whole);
       const family = m ? isIP(m[1]) : 0;
       const prefix = m ? Number(m[2]) : -1;
-      if (!family || prefix > (family === 4 ? 32 : 128)) throw new ConfigError(`SOUK_WEBHOOK_ALLOW_CIDRS: "${c}" is not a CIDR like 10.20.0.0/16 or fd00:1::/64`);
+      if (!family || prefix > (family === 4 ? 32 : 128)) throw new ConfigError(`${name}: "${c}" is not ${bare ? 'an address or ' : ''}a CIDR like 10.20.0.0/16 or fd00:1::/64`);
       return { address: m![1], prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
     });
 }
@@ -310,7 +313,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: loadSecretKey(env, production, dataDir),
     webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
     webhookAllowLoopback: flag(env.SOUK_WEBHOOK_ALLOW_LOOPBACK),
-    webhookAllowCidrs: cidrList(env.SOUK_WEBHOOK_ALLOW_CIDRS),
+    webhookAllowCidrs: cidrList(env.SOUK_WEBHOOK_ALLOW_CIDRS, 'SOUK_WEBHOOK_ALLOW_CIDRS'),
+    trustProxy: cidrList(env.SOUK_TRUST_PROXY, 'SOUK_TRUST_PROXY', true).map((c) => `${c.address}/${c.prefix}`),
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     // Two on a small machine (one may be stopped at its deadline while another works), else a core each but one.

@@ -187,7 +187,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
-    trustProxy: false,
+    trustProxy: deps.config.trustProxy.length ? deps.config.trustProxy : false,
     // AIP-136 custom verbs may arrive percent-encoded (`/v1/things%3AbatchDelete`).
     rewriteUrl: (req) => rewriteCustomVerb(req.url ?? '/'),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
