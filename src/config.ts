@@ -47,6 +47,8 @@ export interface Config {
   /** Purchase-order mailings allowed per store, and per user, within an hour. */
   poSendsPerStoreHour: number;
   poSendsPerUserHour: number;
+  /** Who makes accounts through the API: anyone (`open`), platform administrators (`invite`), or no one (`closed`: the shell's `npm run admin` only). */
+  signup: SignupMode;
   /** How long a session lives after its last use (sliding). */
   sessionTtlMs: number;
   /** Yalidine's API base URL (tests point it at a local fake). */
@@ -86,6 +88,14 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export type SignupMode = 'open' | 'invite' | 'closed';
+
+function signupMode(raw: string | undefined): SignupMode {
+  if (raw === undefined || raw === '') return 'open';
+  if (raw === 'open' || raw === 'invite' || raw === 'closed') return raw;
+  throw new ConfigError('SOUK_SIGNUP must be open, invite or closed');
+}
 
 export interface Cidr {
   address: string;
@@ -330,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
     poSendsPerStoreHour: intVar(env, 'SOUK_PO_SEND_LIMIT_STORE', 20, 1, 1_000_000),
     poSendsPerUserHour: intVar(env, 'SOUK_PO_SEND_LIMIT_USER', 40, 1, 1_000_000),
+    signup: signupMode(env.SOUK_SIGNUP),
     sessionTtlMs: durationVar(env, 'SOUK_SESSION_TTL', 30 * 86_400_000, 1000),
     chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
     stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
