@@ -23,6 +23,24 @@ function flattenValidation(errors: ClassValidatorError[], prefix = ''): FieldErr
   });
 }
 
+/** What a value of a scalar must be, in words a REST client reads: GraphQL's type names are not its vocabulary. */
+const EXPECTED: Record<string, string> = {
+  Float: 'a number',
+  Int: 'an integer',
+  Boolean: 'true or false',
+  String: 'a string',
+  ID: 'a string',
+  JSON: 'a JSON value',
+  JSONObject: 'an object',
+  DateTimeISO: 'a date and time in ISO 8601, such as 2026-01-31T09:00:00Z',
+};
+
+/** `must be …` for a value that is not of `type` (a named type; input objects are objects). */
+function mustBe(type: string, reason: string): string {
+  if (type === 'Int' && /non 32-bit/.test(reason)) return 'must be an integer from -2147483648 to 2147483647';
+  return `must be ${EXPECTED[type] ?? 'an object'}`;
+}
+
 /**
  * GraphQL's variable coercion messages echo the value given; these rewrite them to say
  * what was expected, and where, never what was sent.
@@ -42,6 +60,7 @@ function coercionError(message: string): FieldError | null {
   const missing = /^Field "([^"]+)" of required type "([^"]+)" was not provided/.exec(reason);
   const expected = /^Expected type "([^"]+)"/.exec(reason);
   const cannot = /^(\w+) cannot represent/.exec(reason);
+  const expectedValue = /^Expected value of type "([^"]+)"/.exec(reason);
   // Enums say which values they take, as the class-validator rules they replaced did.
   const notInEnum = /^Value .* does not exist in "(\w+)" enum/s.exec(reason) ?? /^Enum "(\w+)" cannot represent/.exec(reason);
   if (notInEnum) {
@@ -55,12 +74,8 @@ function coercionError(message: string): FieldError | null {
     text = 'is required';
   } else if (/Expected non-nullable type/.test(reason)) {
     text = 'must not be null';
-  } else if (cannot) {
-    text = `must be of type ${cannot[1]}`;
-  } else if (expected) {
-    text = `must be of type ${expected[1]}`;
-  } else if (/^Expected value of type "([^"]+)"/.test(reason)) {
-    text = `must be of type ${/^Expected value of type "([^"]+)"/.exec(reason)![1]}`;
+  } else if (cannot ?? expected ?? expectedValue) {
+    text = mustBe((cannot ?? expected ?? expectedValue)![1].replace(/[[\]!]/g, ''), reason);
   } else if (/is not an object|to be an object/.test(reason)) {
     text = 'must be an object';
   }
