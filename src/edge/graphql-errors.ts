@@ -23,6 +23,8 @@ function flattenValidation(errors: ClassValidatorError[], prefix = ''): FieldErr
   });
 }
 
+const DATE_TIME = 'a date and time in ISO 8601, such as 2026-01-31T09:00:00Z';
+
 /** What a value of a scalar must be, in words a REST client reads: GraphQL's type names are not its vocabulary. */
 const EXPECTED: Record<string, string> = {
   Float: 'a number',
@@ -32,13 +34,16 @@ const EXPECTED: Record<string, string> = {
   ID: 'a string',
   JSON: 'a JSON value',
   JSONObject: 'an object',
-  DateTimeISO: 'a date and time in ISO 8601, such as 2026-01-31T09:00:00Z',
+  DateTimeISO: DATE_TIME,
+  // graphql-scalars' date-time scalar names itself DateTime in its messages.
+  DateTime: DATE_TIME,
 };
 
-/** `must be …` for a value that is not of `type` (a named type; input objects are objects). */
-function mustBe(type: string, reason: string): string {
+/** `must be …` for a value that is not of `type` (a named type); null for a type without words here. */
+function mustBe(type: string, reason: string): string | null {
   if (type === 'Int' && /non 32-bit/.test(reason)) return 'must be an integer from -2147483648 to 2147483647';
-  return `must be ${EXPECTED[type] ?? 'an object'}`;
+  if (EXPECTED[type]) return `must be ${EXPECTED[type]}`;
+  return /to be an object/.test(reason) ? 'must be an object' : null;
 }
 
 /**
@@ -75,7 +80,7 @@ function coercionError(message: string): FieldError | null {
   } else if (/Expected non-nullable type/.test(reason)) {
     text = 'must not be null';
   } else if (cannot ?? expected ?? expectedValue) {
-    text = mustBe((cannot ?? expected ?? expectedValue)![1].replace(/[[\]!]/g, ''), reason);
+    text = mustBe((cannot ?? expected ?? expectedValue)![1].replace(/[[\]!]/g, ''), reason) ?? text;
   } else if (/is not an object|to be an object/.test(reason)) {
     text = 'must be an object';
   }
