@@ -26,6 +26,13 @@ function cell(text, className) {
   return td;
 }
 
+/** Puts a table's rows in place, each cell labelled with its column's heading (phones show it beside the value). */
+function fillTable(id, rows) {
+  const headings = [...$(id).tHead.rows[0].cells].map((th) => th.textContent);
+  for (const tr of rows) for (const td of tr.cells) if (headings[td.cellIndex]) td.dataset.label = headings[td.cellIndex];
+  $(id).tBodies[0].replaceChildren(...rows);
+}
+
 function button(label, onClick) {
   const b = document.createElement('button');
   b.type = 'button';
@@ -136,7 +143,7 @@ async function loadTokens() {
     tr.append(actions);
     return tr;
   });
-  $('tokens').tBodies[0].replaceChildren(...rows);
+  fillTable('tokens', rows);
 }
 
 async function showStores(pick) {
@@ -200,7 +207,7 @@ async function loadWebhooks() {
     tr.append(actions);
     return tr;
   });
-  $('webhooks').tBodies[0].replaceChildren(...rows);
+  fillTable('webhooks', rows);
 }
 
 async function select(id) {
@@ -240,7 +247,7 @@ async function loadHistory() {
     tr.title = d.timings ? `dns ${d.timings.dns ?? '—'} · connect ${d.timings.connect ?? '—'} · tls ${d.timings.tls ?? '—'} · first byte ${d.timings.firstByte ?? '—'} ms` : '';
     return tr;
   });
-  $('history').tBodies[0].replaceChildren(...rows);
+  fillTable('history', rows);
 }
 
 function renderEventBoxes(checked) {
@@ -324,7 +331,9 @@ function showEvent(frame) {
   let summary = '';
   try {
     const e = JSON.parse(data);
-    summary = `${new Date(e.timestamp).toLocaleTimeString()} ${name} ${e.data?.id ?? ''}`;
+    // The event's data holds the order or product it is about (the webhook payload's `data`).
+    const subject = e.data?.order ?? e.data?.product;
+    summary = `${new Date(e.timestamp).toLocaleTimeString()} ${name} ${subject?.id ?? ''}`;
   } catch {
     summary = name;
   }

@@ -20,6 +20,7 @@ import {
 import { createHash } from 'node:crypto';
 import type { RestReply, RestRequest, RestRoute, RouteTools } from './route.js';
 import { ROUTES } from './routes/index.js';
+import { plainDatesAsMidnight } from './plain-dates.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createContext, type Ctx, type Deps } from '../src/core/context.js';
 import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../src/core/idempotency.js';
@@ -215,7 +216,7 @@ function buildVariables(c: CompiledRoute, req: FastifyRequest): Record<string, u
   }
   const numericIds = numericIdsOf(c.declared, variables, c.bodyVar);
   if (numericIds) throw numericIds;
-  return variables;
+  return plainDatesAsMidnight(c.declared, variables);
 }
 
 /** The refusal of JSON numbers given where the variables take an ID, with their paths (relative to the body's variable). */
@@ -450,7 +451,7 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
       const bodyVar = (main ? c.bodyVar === 'input' : doc.declared.has('input')) ? 'input' : null;
       const numericIds = numericIdsOf(doc.declared, variables, bodyVar);
       if (numericIds) throw new ProblemError(problem('VALIDATION_FAILED', numericIds.message, numericIds.errors));
-      const { value, problem: refused } = await runDocument(req, c, operations, doc.document, doc.rootField, bodyVar, variables, runCtx);
+      const { value, problem: refused } = await runDocument(req, c, operations, doc.document, doc.rootField, bodyVar, plainDatesAsMidnight(doc.declared, variables), runCtx);
       if (refused) throw refused;
       return value;
     },

@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, userInfo } from 'node:os';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
+import { parse as parseConnectionString } from 'pg-connection-string';
 
 /** Every environment variable the service reads, checked in one place. */
 /** What a process runs: `web` serves HTTP and enqueues, `worker` runs every queue and timer, `all` both. */
@@ -13,6 +15,8 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string | null;
+  /** DATABASE_URL read as libpq reads it, its gaps filled as libpq fills them (see `pgConnection`). */
+  databaseConnection: PgConnection | null;
   dataDir: string;
   production: boolean;
   secretKey: Buffer;
@@ -22,6 +26,8 @@ export interface Config {
   /** Private networks a deployment's receivers live on, each `address/prefix`. */
   webhookAllowCidrs: Cidr[];
   webhookAllowHttp: boolean;
+  /** Proxies (`address/prefix`) whose X-Forwarded-For names the client; empty: the peer is the client. */
+  trustProxy: string[];
   logLevel: string;
   /** Worker threads for CPU-heavy work (Markdown, PDFs, images, user-written schemas). */
   cpuThreads: number;
@@ -41,6 +47,8 @@ export interface Config {
   /** Purchase-order mailings allowed per store, and per user, within an hour. */
   poSendsPerStoreHour: number;
   poSendsPerUserHour: number;
+  /** Who makes accounts through the API: anyone (`open`), platform administrators (`invite`), or no one (`closed`: the shell's `npm run admin` only). */
+  signup: SignupMode;
   /** How long a session lives after its last use (sliding). */
   sessionTtlMs: number;
   /** Yalidine's API base URL (tests point it at a local fake). */
@@ -96,24 +104,33 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+export type SignupMode = 'open' | 'invite' | 'closed';
+
+function signupMode(raw: string | undefined): SignupMode {
+  if (raw === undefined || raw === '') return 'open';
+  if (raw === 'open' || raw === 'invite' || raw === 'closed') return raw;
+  throw new ConfigError('SOUK_SIGNUP must be open, invite or closed');
+}
+
 export interface Cidr {
   address: string;
   prefix: number;
   family: 'ipv4' | 'ipv6';
 }
 
-/** A comma list of `address/prefix` (IPv4 or IPv6); anything else stops the start. */
-function cidrList(raw: string | undefined): Cidr[] {
+/** A comma list of `address/prefix` (IPv4 or IPv6), or with `bare`, plain addresses too; anything else stops the start. */
+function cidrList(raw: string | undefined, name: string, bare = false): Cidr[] {
   if (!raw) return [];
   return raw
     .split(',')
     .map((c) => c.trim())
     .filter(Boolean)
     .map((c) => {
-      const m = /^([^/]+)\/(\d{1,3})$/.exec(c);
+      const whole = bare && isIP(c) ? `${c}/${isIP(c) === 4 ? 32 : 128}` : c;
+      const m = /^([^/]+)\/(\d{1,3})$/.exec(whole);
       const family = m ? isIP(m[1]) : 0;
       const prefix = m ? Number(m[2]) : -1;
-      if (!family || prefix > (family === 4 ? 32 : 128)) throw new ConfigError(`SOUK_WEBHOOK_ALLOW_CIDRS: "${c}" is not a CIDR like 10.20.0.0/16 or fd00:1::/64`);
+      if (!family || prefix > (family === 4 ? 32 : 128)) throw new ConfigError(`${name}: "${c}" is not ${bare ? 'an address or ' : ''}a CIDR like 10.20.0.0/16 or fd00:1::/64`);
       return { address: m![1], prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
     });
 }
@@ -247,6 +264,65 @@ function returnUrlOrigins(raw: string | undefined): string[] | null {
   });
 }
 
+/** How node-postgres (and the ORM and queue on top of it) reach a PostgreSQL server. */
+export interface PgConnection {
+  /** A host name, an IP address, or the directory of a Unix socket. */
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  /** Unset: node-postgres reads PGPASSWORD, then ~/.pgpass. */
+  password?: string;
+  /** Unset: node-postgres reads PGSSLMODE. */
+  ssl?: boolean | ConnectionOptions;
+}
+
+/** Where libpq looks for a server's socket when no host is given (Debian's directory, then upstream's). */
+const SOCKET_DIRS = ['/var/run/postgresql', '/tmp'];
+
+/** libpq's keyword/value form (`host=/var/run/postgresql dbname=souk`) as URI query parameters. */
+function keywordValues(raw: string): string | null {
+  const params = new URLSearchParams();
+  const pair = /\s*([a-z_]+)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|([^\s']+))\s*/y;
+  for (let m = pair.exec(raw); m; m = pair.exec(raw)) {
+    params.set(m[1], m[3] ?? m[2].replace(/\\(.)/g, '$1'));
+    if (pair.lastIndex === raw.length) return `postgres://?${params}`;
+  }
+  return null;
+}
+
+/**
+ * A libpq connection string, in either of libpq's forms: a URI (`postgres://user:pw@host:5432/db`,
+ * `postgres:///db?host=/var/run/postgresql`, `postgresql://%2Fvar%2Frun%2Fpostgresql/db`) or
+ * keyword/value (`host=/var/run/postgresql dbname=db`). What it leaves out is filled as libpq
+ * does: PGHOST, else the default socket directory when a server listens there, else localhost;
+ * PGPORT, else 5432; PGUSER, else the operating-system user; PGDATABASE, else the user name.
+ * `sslmode` means what it means to libpq (`require` encrypts without checking the certificate).
+ */
+export function pgConnection(raw: string, env: NodeJS.ProcessEnv = process.env): PgConnection {
+  const uri = /^postgres(ql)?:\/\//.test(raw) ? raw : keywordValues(raw);
+  if (!uri) throw new ConfigError('DATABASE_URL must be a PostgreSQL connection string: postgres://user@host:5432/db, postgres:///db?host=/var/run/postgresql, or host=... dbname=...');
+  let c: ReturnType<typeof parseConnectionString> & { dbname?: string };
+  try {
+    c = parseConnectionString(uri, { useLibpqCompat: true });
+  } catch (err) {
+    // The parser's own message, never the string: it may hold a password.
+    throw new ConfigError(`DATABASE_URL cannot be read: ${err instanceof Error && !(err instanceof TypeError) ? err.message : 'not a connection string (one host only, percent-encode a socket directory)'}`);
+  }
+  const port = Number(c.port || env.PGPORT || 5432);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError('DATABASE_URL: the port must be between 1 and 65535');
+  const user = c.user || env.PGUSER || userInfo().username;
+  const host = c.host || env.PGHOST || SOCKET_DIRS.find((dir) => existsSync(join(dir, `.s.PGSQL.${port}`))) || 'localhost';
+  return {
+    host,
+    port,
+    user,
+    database: c.database || c.dbname || env.PGDATABASE || user,
+    ...(c.password ? { password: c.password } : {}),
+    ...(c.ssl !== undefined && c.ssl !== null ? { ssl: c.ssl as boolean | ConnectionOptions } : {}),
+  };
+}
+
 /**
  * Where the service says it is when SOUK_PUBLIC_URL is unset: its own address, but a wildcard
  * one (`0.0.0.0`, `::`, as in the Docker image) is no address to hand out, so `localhost`.
@@ -260,9 +336,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.SOUK_DATA_DIR || './.data');
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
-  }
   const port = intVar(env, 'PORT', 4000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   return {
@@ -270,12 +343,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     databaseUrl,
+    databaseConnection: databaseUrl ? pgConnection(databaseUrl, env) : null,
     dataDir,
     production,
     secretKey: loadSecretKey(env, production, dataDir),
     webhookAllowPrivate: flag(env.SOUK_WEBHOOK_ALLOW_PRIVATE),
     webhookAllowLoopback: flag(env.SOUK_WEBHOOK_ALLOW_LOOPBACK),
-    webhookAllowCidrs: cidrList(env.SOUK_WEBHOOK_ALLOW_CIDRS),
+    webhookAllowCidrs: cidrList(env.SOUK_WEBHOOK_ALLOW_CIDRS, 'SOUK_WEBHOOK_ALLOW_CIDRS'),
+    // SOUK_TRUST_PROXY names the proxies: a number of hops, or their addresses and networks.
+    trustProxy: /^\s*\d+\s*$/.test(env.SOUK_TRUST_PROXY ?? '') ? [] : cidrList(env.SOUK_TRUST_PROXY, 'SOUK_TRUST_PROXY', true).map((c) => `${c.address}/${c.prefix}`),
     webhookAllowHttp: flag(env.SOUK_WEBHOOK_ALLOW_HTTP),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     // Two on a small machine (one may be stopped at its deadline while another works), else a core each but one.
@@ -291,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRateWindowMs: intVar(env, 'SOUK_AUTH_RATE_WINDOW_MS', 60_000, 1_000, 86_400_000),
     poSendsPerStoreHour: intVar(env, 'SOUK_PO_SEND_LIMIT_STORE', 20, 1, 1_000_000),
     poSendsPerUserHour: intVar(env, 'SOUK_PO_SEND_LIMIT_USER', 40, 1, 1_000_000),
+    signup: signupMode(env.SOUK_SIGNUP),
     sessionTtlMs: durationVar(env, 'SOUK_SESSION_TTL', 30 * 86_400_000, 1000),
     chargilyUrl: urlVar(env, 'SOUK_CHARGILY_URL', 'https://pay.chargily.net'),
     stripeUrl: urlVar(env, 'SOUK_STRIPE_URL', 'https://api.stripe.com'),
@@ -322,6 +399,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkoutsPerPhone: intVar(env, 'SOUK_STOREFRONT_MAX_CHECKOUTS_PER_PHONE', 5, 1, 1_000_000),
       readsPerAddress: intVar(env, 'SOUK_STOREFRONT_MAX_READS_PER_ADDRESS', 600, 1, 100_000_000),
     },
-    trustProxyHops: intVar(env, 'SOUK_TRUST_PROXY', 0, 0, 16),
+    trustProxyHops: /^\s*\d+\s*$/.test(env.SOUK_TRUST_PROXY ?? '') ? intVar({ SOUK_TRUST_PROXY: env.SOUK_TRUST_PROXY!.trim() }, 'SOUK_TRUST_PROXY', 0, 0, 16) : 0,
   };
 }

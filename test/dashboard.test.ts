@@ -1,12 +1,26 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { client, ownerWithStore, startTestService, type Api, type TestService } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const CHROMIUM = process.env.SOUK_CHROMIUM ?? '/usr/bin/chromium';
 type Doc = { document: { querySelectorAll(s: string): { length: number }; documentElement: { scrollWidth: number }; body: { innerHTML: string } } };
+
+/** What is drawn (a box, not `visibility: hidden`) and reaches past the viewport's left or right side. */
+function offScreen(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const w = globalThis as any;
+    const out: string[] = [];
+    for (const el of w.document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || w.getComputedStyle(el).visibility === 'hidden') continue;
+      if (r.left < 0 || r.right > w.innerWidth + 0.5) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${el.className}` : ''} ${Math.round(r.left)}..${Math.round(r.right)}`);
+    }
+    return out;
+  });
+}
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium package; set SOUK_CHROMIUM to another binary)`;
 
@@ -44,6 +58,10 @@ describe('the developer console', { skip }, () => {
     await page.click('#signin-form button[type=submit]');
     await page.waitForSelector('#store-view:not([hidden])');
     assert.equal(await page.inputValue('#store-select'), owner.storeId);
+    // On screen, not only in the DOM: signed in, the sign-in and sign-up forms are gone.
+    assert.equal(await page.isVisible('#signin-view'), false, 'the sign-in forms stay on screen after sign-in');
+    assert.equal(await page.isVisible('#signin-form'), false);
+    assert.equal(await page.isVisible('#store-panels'), true);
     await page.waitForSelector('#live.on');
 
     await page.fill('#webhook-name', 'Local receiver');
@@ -62,10 +80,13 @@ describe('the developer console', { skip }, () => {
     assert.match(String(await page.textContent('#history tbody tr')), /orderCreated \(test\)/);
     assert.equal(rx.received.length, 1);
 
-    // A real event: the history row appears through the SSE stream, no reload.
-    await api('POST', `/v1/stores/${owner.storeId}/orders`, { token: owner.token, body: { customerName: 'Ada' } });
+    // A real event: the history row appears through the SSE stream, no reload; the live list names the order.
+    const order = await api('POST', `/v1/stores/${owner.storeId}/orders`, { token: owner.token, body: { customerName: 'Ada' } });
+    await page.waitForSelector(`#events li:has-text("orderCreated ${order.body.id}")`, { timeout: 20_000 });
+    const product = await api('POST', `/v1/stores/${owner.storeId}/products`, { token: owner.token, body: { name: 'Live lamp', price: 10 } });
+    await page.waitForSelector(`#events li:has-text("productCreated ${product.body.id}")`, { timeout: 20_000 });
     // Function form: the page's CSP forbids evaluating strings.
-    await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll('#history tbody tr').length >= 2, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll('#history tbody tr').length >= 3, undefined, { timeout: 20_000 });
     assert.match(String(await page.textContent('#history tbody')), /orderCreated(?! \(test\))/);
 
     // Edit, then delete.
@@ -106,6 +127,11 @@ describe('the developer console', { skip }, () => {
     await page.fill('#signup-password', 'correct horse battery');
     await page.click('#signup-form button[type=submit]');
     await page.waitForSelector('#no-store:not([hidden])');
+    // No store yet: the webhook and delivery panels are not on screen, the store form is.
+    assert.equal(await page.isVisible('#store-panels'), false, 'the webhook panels show without a store');
+    assert.equal(await page.isVisible('#webhook-form'), false);
+    assert.equal(await page.isVisible('#signup-form'), false);
+    assert.equal(await page.isVisible('#store-form'), true);
     await page.fill('#store-name', 'Console Store');
     await page.click('#store-form button[type=submit]');
     await page.waitForSelector('#live.on');
@@ -156,6 +182,9 @@ describe('the developer console', { skip }, () => {
     await page.waitForSelector('#history tbody tr');
     await page.click('#signout');
     await page.waitForSelector('#signin-view:not([hidden])');
+    assert.equal(await page.isVisible('#signin-form'), true);
+    assert.equal(await page.isVisible('#store-view'), false);
+    assert.equal(await page.isVisible('#who'), false);
     const leftovers = await page.evaluate(() => {
       const d = (globalThis as unknown as Doc).document;
       return {
@@ -173,6 +202,7 @@ describe('the developer console', { skip }, () => {
     await page.fill('#signin-password', 'correct horse battery');
     await page.click('#signin-form button[type=submit]');
     await page.waitForSelector('#no-store:not([hidden])');
+    assert.equal(await page.isVisible('#store-panels'), false);
     // The old stream would have flipped the badge back on; give it the time it would take.
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(await page.textContent('#live'), 'offline');
@@ -181,16 +211,27 @@ describe('the developer console', { skip }, () => {
     await page.close();
   });
 
-  test('usable at 390 px: nothing wider than the screen', async () => {
+  test('usable at 390 px: with webhooks, deliveries, tokens and live events, nothing on screen is wider than the screen', { timeout: 120_000 }, async () => {
     const owner = await ownerWithStore(api);
-    await api('POST', `/v1/stores/${owner.storeId}/integrations/webhooks`, { token: owner.token, body: { name: 'A webhook with a long name', url: `${rx.url}/a/very/long/path/that/would/overflow/a/phone/screen` } });
+    for (const name of ['A webhook with a long name', 'Another webhook with an even longer name']) {
+      await api('POST', `/v1/stores/${owner.storeId}/integrations/webhooks`, { token: owner.token, body: { name, url: `${rx.url}/a/very/long/path/that/would/overflow/a/phone/screen` } });
+    }
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${svc.url}/dashboard`);
-    assert.ok((await page.evaluate(() => (globalThis as unknown as Doc).document.documentElement.scrollWidth)) <= 390);
+    assert.deepEqual(await offScreen(page), []);
     await page.fill('#signin-email', owner.email);
     await page.fill('#signin-password', 'correct horse battery');
     await page.click('#signin-form button[type=submit]');
-    await page.waitForSelector('#webhooks tbody tr');
+    await page.waitForSelector('#live.on');
+    await page.click('#webhooks tbody tr button:has-text("Test")');
+    await page.waitForSelector('#history tbody tr td.status-success');
+    const order = await api('POST', `/v1/stores/${owner.storeId}/orders`, { token: owner.token, body: { customerName: 'Ada' } });
+    await page.waitForSelector(`#events li:has-text("${order.body.id}")`, { timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll('#tokens tbody tr').length === 2);
+    assert.equal(await page.isVisible('#signin-view'), false);
+    // Every row's actions are on screen: nothing hides to the right of a scrolling box.
+    assert.equal(await page.isVisible('#webhooks tbody tr button:has-text("Delete")'), true);
+    assert.deepEqual(await offScreen(page), []);
     const width = await page.evaluate(() => (globalThis as unknown as Doc).document.documentElement.scrollWidth);
     assert.ok(width <= 390, `the page is ${width} px wide`);
     await page.close();

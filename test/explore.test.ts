@@ -113,6 +113,8 @@ describe('the explorer pages in Chromium, with every network but loopback refuse
     await page.goto(`${svc.url}/verify-email?token=${encodeURIComponent(verify)}`);
     await page.waitForSelector('#outcome.ok');
     assert.match(String(await page.textContent('#outcome')), /confirmed/);
+    // What is on screen, not only in the DOM: the password form stays out of the verification page.
+    assert.equal(await page.isVisible('#reset-form'), false, 'the password form shows on the verification page');
     assert.equal((await api('GET', '/v1/users/auth', { token: user.token })).body.emailVerified, true);
     // The same link again: it worked once, and says so.
     await page.goto(`${svc.url}/verify-email?token=${encodeURIComponent(verify)}`);
@@ -122,14 +124,17 @@ describe('the explorer pages in Chromium, with every network but loopback refuse
     const reset = tokenFrom(await smtp.waitFor(user.email, /reset-password/));
     await page.goto(`${svc.url}/reset-password?token=${encodeURIComponent(reset)}`);
     await page.waitForSelector('#reset-form:not([hidden])');
+    assert.equal(await page.isVisible('#reset-form'), true);
     await page.fill('#password', 'a brand new password');
     await page.fill('#password2', 'a brand new password');
     await page.click('#reset-form button[type=submit]');
     await page.waitForFunction(() => /password is changed/.test((globalThis as unknown as Doc).document.querySelector('#outcome')?.textContent ?? ''));
+    assert.equal(await page.isVisible('#reset-form'), false, 'the password form stays on screen after the change');
     const signin = await api('POST', '/v1/users/auth/signin', { body: { email: user.email, password: 'a brand new password' } });
     assert.equal(signin.status, 200);
     await page.goto(`${svc.url}/reset-password?token=nope`);
     await page.waitForSelector('#outcome.bad');
+    assert.equal(await page.isVisible('#reset-form'), false);
     assert.deepEqual(outside, []);
     await page.close();
   });

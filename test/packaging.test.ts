@@ -144,7 +144,9 @@ function packagingProblems(dockerfile: string, pkg: Pkg, ciRun: string, compose:
   if (!dataDir || !volumes.includes(dataDir)) problems.push(`no VOLUME for the data dir ${dataDir ?? '(unset)'}; VOLUME: ${volumes.join(' ') || 'none'}`);
   if (env.get('SOUK_PUBLIC_URL')?.includes('0.0.0.0')) problems.push('SOUK_PUBLIC_URL points at 0.0.0.0');
 
-  if (pkg.engines?.node !== '>=20.19') problems.push(`engines.node is ${JSON.stringify(pkg.engines?.node)}, expected ">=20.19"`);
+  const engines = pkg.engines?.node ?? '';
+  if (!/^>=\d+\.\d+$/.test(engines)) problems.push(`engines.node is ${JSON.stringify(pkg.engines?.node)}, expected a floor such as ">=22.15"`);
+  else if (pinned[0] && Number(pinned[0][1]) * 1000 + Number(pinned[0][2]) < nodeFloor(engines)) problems.push(`the image's Node ${pinned[0][1]}.${pinned[0][2]} is below engines.node ${engines}`);
 
   for (const service of ['db:', 'web:', 'worker:']) if (!new RegExp(`^  ${service}`, 'm').test(compose)) problems.push(`compose.yaml has no ${service.slice(0, -1)} service`);
   for (const role of ['web', 'worker']) if (!compose.includes(`SOUK_ROLE: ${role}`)) problems.push(`compose.yaml runs no SOUK_ROLE ${role}`);
@@ -155,25 +157,20 @@ function packagingProblems(dockerfile: string, pkg: Pkg, ciRun: string, compose:
   return problems;
 }
 
-/**
- * Locked production packages whose declared Node floor is above ours. Each runs on Node 20.19
- * (the whole suite runs there; CI runs the HTTP tests on Node 24 too) and is listed, with why,
- * in docs/operations.md "Runtime versions"; a new one fails here until it is checked and listed.
- */
-const ABOVE_OUR_FLOOR = new Set(['pg-boss', 'cookie', '@whatwg-node/promise-helpers']);
+/** The lowest Node a range admits (`>=X.Y`, `^X || >=Y`, `X.x` ...), as X * 1000 + Y. */
+function nodeFloor(range: string): number {
+  const floors = range.split('||').map((alt) => /(\d+)(?:\.(\d+))?/.exec(alt)).filter((m): m is RegExpExecArray => !!m);
+  return Math.min(...floors.map((m) => Number(m[1]) * 1000 + Number(m[2] ?? 0)));
+}
 
-function engineProblems(lock: { packages: Record<string, { dev?: boolean; engines?: { node?: string } | string[] }> }, docs: string): string[] {
+/** Locked production packages that declare a Node floor above ours: `engines` must promise no Node a dependency does not. */
+function engineProblems(lock: { packages: Record<string, { dev?: boolean; engines?: { node?: string } | string[] }> }, ours: string): string[] {
   const problems: string[] = [];
+  const floor = nodeFloor(ours);
   for (const [path, p] of Object.entries(lock.packages)) {
     const range = !Array.isArray(p.engines) ? p.engines?.node : undefined;
-    if (!path || p.dev || !range) continue;
-    const name = path.replace(/^.*node_modules\//, '');
-    // The floors of the ranges packages write (>=X, ^X || >=Y, X.x ...): above 20.19?
-    const floors = range.split('||').map((alt) => /(\d+)(?:\.(\d+))?/.exec(alt)).filter((m): m is RegExpExecArray => !!m);
-    const lowest = Math.min(...floors.map((m) => Number(m[1]) * 1000 + Number(m[2] ?? 0)));
-    if (lowest <= 20_019) continue;
-    if (!ABOVE_OUR_FLOOR.has(name)) problems.push(`${name} declares node ${range}, above our >=20.19: check it runs on 20.19 and list it`);
-    else if (!docs.includes(`\`${name}\``)) problems.push(`${name} (node ${range}) is not explained in docs/operations.md`);
+    if (!path || p.dev || !range || nodeFloor(range) <= floor) continue;
+    problems.push(`${path.replace(/^.*node_modules\//, '')} declares node ${range}, above our ${ours}`);
   }
   return problems;
 }
@@ -221,13 +218,15 @@ describe('packaging', () => {
     assert.ok(otherNode.some((p) => p.includes('.ci/run tests on Node 24.1')), otherNode.join('; '));
   });
 
-  test('engines: every locked production package above our Node floor is known and explained', () => {
+  test('engines: no locked production package declares a Node floor above ours, and the docs say the same floor', () => {
     const lock = JSON.parse(read('package-lock.json'));
-    const docs = read('docs/operations.md');
-    assert.deepEqual(engineProblems(lock, docs), []);
+    const ours = pkg.engines!.node!;
+    assert.deepEqual(engineProblems(lock, ours), []);
     const raised = structuredClone(lock);
-    raised.packages['node_modules/piscina'].engines = { node: '>=22' };
-    assert.match(engineProblems(raised, docs).join('\n'), /piscina declares node >=22/);
+    raised.packages['node_modules/piscina'].engines = { node: '>=24' };
+    assert.match(engineProblems(raised, ours).join('\n'), /piscina declares node >=24/);
+    assert.ok(read('docs/operations.md').includes(`"engines": {"node": "${ours}"}`), 'docs/operations.md names another Node floor');
+    assert.match(read('README.md'), new RegExp(`Node ${ours.slice(2).replace('.', '\\.')} or later`));
   });
 });
 

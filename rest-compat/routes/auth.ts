@@ -5,8 +5,9 @@ export default group('auth', [
   route({
     method: 'POST',
     path: '/v1/users/auth/signup',
-    summary: 'Create an account; a verification mail is sent',
+    summary: 'Create an account; a verification mail is sent (403 where SOUK_SIGNUP is invite or closed)',
     status: 201,
+    errors: [403],
     operation: `mutation($input: SignupInput!) { signup(input: $input) { token user { ${USER} } } }`,
     location: (body) => `/v1/users/${encodeURIComponent(body.user.id)}`,
   }),

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { MikroORM, ReflectMetadataProvider, type Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import type { Config } from '../config.js';
+import { pgConnection, type Config, type PgConnection } from '../config.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { listenChannel, type Listener } from './listen.js';
@@ -34,7 +34,7 @@ declare module '../core/context.js' {
 /** How to reach the database, whichever kind it is. */
 export interface DatabaseTarget {
   /** node-postgres connection settings for other clients (the queue engine, LISTEN). */
-  connection: { connectionString?: string; host?: string; port?: number; database?: string; user?: string };
+  connection: PgConnection;
   embedded: boolean;
   /**
    * Calls `onPayload` for each NOTIFY on `channel` (committed transactions only); null after a
@@ -63,7 +63,11 @@ export function ormOptions(target: DatabaseTarget, entities: EntityList): Option
     entities,
     metadataProvider: ReflectMetadataProvider,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
-    ...(c.connectionString ? { clientUrl: c.connectionString } : { host: c.host, port: c.port, dbName: c.database, user: c.user }),
+    host: c.host,
+    port: c.port,
+    dbName: c.database,
+    user: c.user,
+    password: c.password,
     pool: {
       min: 0,
       max: target.embedded ? EMBEDDED_POOL_MAX : ORM_POOL_MAX,
@@ -78,15 +82,15 @@ export function ormOptions(target: DatabaseTarget, entities: EntityList): Option
     // Migration progress goes through our own start line, not the ORM's console logger.
     logger: () => {},
     // knex must not format bound values into the messages of failed queries (the queue's job data).
-    driverOptions: { compileSqlOnError: false },
+    driverOptions: { compileSqlOnError: false, ...(c.ssl === undefined ? {} : { connection: { ssl: c.ssl } }) },
     allowGlobalContext: false,
     debug: false,
   };
 }
 
 /** A PostgreSQL server: nothing to start or stop here. */
-export function serverTarget(url: string): DatabaseTarget {
-  return { connection: { connectionString: url }, embedded: false, listen: listenChannel, pooled: new EventEmitter(), async close() {} };
+export function serverTarget(connection: string | PgConnection): DatabaseTarget {
+  return { connection: typeof connection === 'string' ? pgConnection(connection) : connection, embedded: false, listen: listenChannel, pooled: new EventEmitter(), async close() {} };
 }
 
 /**
@@ -142,8 +146,8 @@ export async function makeEmbeddedTemplate(entities: EntityList): Promise<string
 }
 
 export async function openDatabase(config: Config, log?: Logger): Promise<DatabaseTarget> {
-  if (config.databaseUrl) {
-    return serverTarget(config.databaseUrl);
+  if (config.databaseConnection) {
+    return serverTarget(config.databaseConnection);
   }
   const template = embeddedTemplateDir();
   if (!existsSync(join(config.dataDir, 'pgdata')) && !existsSync(template)) {

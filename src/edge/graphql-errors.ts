@@ -24,6 +24,29 @@ function flattenValidation(errors: ClassValidatorError[], prefix = ''): FieldErr
   });
 }
 
+const DATE_TIME = 'a date and time in ISO 8601, such as 2026-01-31T09:00:00Z';
+
+/** What a value of a scalar must be, in words a REST client reads: GraphQL's type names are not its vocabulary. */
+const EXPECTED: Record<string, string> = {
+  Float: 'a number',
+  Int: 'an integer',
+  Boolean: 'true or false',
+  String: 'a string',
+  ID: 'a string',
+  JSON: 'a JSON value',
+  JSONObject: 'an object',
+  DateTimeISO: DATE_TIME,
+  // graphql-scalars' date-time scalar names itself DateTime in its messages.
+  DateTime: DATE_TIME,
+};
+
+/** `must be …` for a value that is not of `type` (a named type); null for a type without words here. */
+function mustBe(type: string, reason: string): string | null {
+  if (type === 'Int' && /non 32-bit/.test(reason)) return 'must be an integer from -2147483648 to 2147483647';
+  if (EXPECTED[type]) return `must be ${EXPECTED[type]}`;
+  return /to be an object/.test(reason) ? 'must be an object' : null;
+}
+
 /**
  * GraphQL's variable coercion messages echo the value given; these rewrite them to say
  * what was expected, and where, never what was sent.
@@ -43,6 +66,7 @@ function coercionError(message: string): FieldError | null {
   const missing = /^Field "([^"]+)" of required type "([^"]+)" was not provided/.exec(reason);
   const expected = /^Expected type "([^"]+)"/.exec(reason);
   const cannot = /^(\w+) cannot represent/.exec(reason);
+  const expectedValue = /^Expected value of type "([^"]+)"/.exec(reason);
   // Enums say which values they take, as the class-validator rules they replaced did.
   const notInEnum = /^Value .* does not exist in "(\w+)" enum/s.exec(reason) ?? /^Enum "(\w+)" cannot represent/.exec(reason);
   if (notInEnum) {
@@ -56,12 +80,8 @@ function coercionError(message: string): FieldError | null {
     text = 'is required';
   } else if (/Expected non-nullable type/.test(reason)) {
     text = 'must not be null';
-  } else if (cannot) {
-    text = `must be of type ${cannot[1]}`;
-  } else if (expected) {
-    text = `must be of type ${expected[1]}`;
-  } else if (/^Expected value of type "([^"]+)"/.test(reason)) {
-    text = `must be of type ${/^Expected value of type "([^"]+)"/.exec(reason)![1]}`;
+  } else if (cannot ?? expected ?? expectedValue) {
+    text = mustBe((cannot ?? expected ?? expectedValue)![1].replace(/[[\]!]/g, ''), reason) ?? text;
   } else if (/is not an object|to be an object/.test(reason)) {
     text = 'must be an object';
   }

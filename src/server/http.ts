@@ -23,6 +23,7 @@ import { allowOrigins, carryHeaders } from './cors.js';
 import { registerProbes } from './probes.js';
 import { serveGraphiql } from './explore.js';
 import type { OpenApiPaths } from '../core/module.js';
+import { routeMethods } from './methods.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** How long close() waits for requests in flight before cutting connections (main.ts gives up at 20 s). */
@@ -39,6 +40,22 @@ const errorCodesPlugin: ApolloServerPlugin<Ctx> = {
       },
       async didEncounterErrors({ contextValue: ctx, errors }) {
         ctx.request?.errorCodes.push(...errors.map((e) => mapGraphQLError(e).code));
+      },
+    };
+  },
+};
+
+/**
+ * An operation that needed authentication it did not have (no token, a wrong password) answers
+ * HTTP 401 with `WWW-Authenticate`, as REST does and as a refused token already does on /graphql;
+ * the body stays what GraphQL wrote: the fields that could answer, and the error.
+ */
+const unauthenticatedStatusPlugin: ApolloServerPlugin<Ctx> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        const { body } = response;
+        if (body.kind === 'single' && body.singleResult.errors?.some((e) => e.extensions?.code === 'UNAUTHENTICATED')) response.http.status = 401;
       },
     };
   },
@@ -187,8 +204,8 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
-    // Only the hops an operator names are believed (X-Forwarded-For); otherwise the socket's address counts.
-    trustProxy: deps.config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < deps.config.trustProxyHops : false,
+    // The proxies an operator names (hops, or addresses and networks) are believed (X-Forwarded-For); otherwise the socket's address counts.
+    trustProxy: deps.config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < deps.config.trustProxyHops : deps.config.trustProxy.length ? deps.config.trustProxy : false,
     // AIP-136 custom verbs may arrive percent-encoded (`/v1/things%3AbatchDelete`).
     rewriteUrl: (req) => rewriteCustomVerb(req.url ?? '/'),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -196,6 +213,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     clientErrorHandler: clientError,
   });
   app.addHook('preValidation', cleanInput);
+  const methodsOf = routeMethods(app, MAX_PARAM_LENGTH);
 
   drainOnClose(app);
   logRequests(app, deps);
@@ -227,7 +245,12 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     req.log.error({ err }, 'unhandled error');
     return sendProblem(reply, problem('INTERNAL', 'Internal server error'));
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, problem('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)));
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const allow = methodsOf(req.url).join(', ');
+    if (!allow) return sendProblem(reply, problem('NOT_FOUND', `No route ${req.method} ${path}`));
+    return sendProblem(reply, problem('METHOD_NOT_ALLOWED', `${path} does not take ${req.method}; it takes ${allow}`), { allow });
+  });
 
   registerProbes(app, deps);
 
@@ -273,6 +296,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     plugins: [
       fastifyApolloDrainPlugin(app) as ApolloServerPlugin<Ctx>,
       errorCodesPlugin,
+      unauthenticatedStatusPlugin,
       ...(limits.plugins as ApolloServerPlugin<Ctx>[]),
       // No cache hints are set anywhere; the default plugin would still visit every resolved field.
       ApolloServerPluginCacheControlDisabled() as ApolloServerPlugin<Ctx>,

@@ -4,7 +4,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuthToken } from './token.entity.js';
 import { User } from './user.entity.js';
-import { AppError, conflict, invalid } from '../../core/errors.js';
+import { AppError, conflict, forbidden, invalid } from '../../core/errors.js';
 import { requireActor, sha256, type Ctx, type Deps } from '../../core/context.js';
 import { transaction } from '../../core/tx.js';
 import { enforce, SlidingWindowLimiter } from '../../lib/rate-limit.js';
@@ -79,17 +79,32 @@ export async function sendAll(ctx: Ctx, mails: OutgoingMail[]): Promise<void> {
 }
 
 /**
- * The first account of an empty database administers the platform. Two first sign-ups at once
- * must not both see an empty table: while it looks empty, sign-ups take turns on a transaction
- * lock and count again after it (each statement then sees the other's committed row).
+ * Outside production the first account of an empty database administers the platform, so a
+ * developer's first sign-up can do everything. In production it is a plain account: whoever
+ * reaches a fresh deployment first must not own it; the first administrator is made from the
+ * shell (`npm run admin -- create-user EMAIL NAME --admin`). Two first sign-ups at once must not
+ * both see an empty table: while it looks empty, sign-ups take turns on a transaction lock and
+ * count again after it (each statement then sees the other's committed row).
  */
-async function isFirstAccount(em: EntityManager): Promise<boolean> {
-  if ((await em.count(User, {})) > 0) return false;
+async function isFirstAccount(ctx: Ctx, em: EntityManager): Promise<boolean> {
+  if (ctx.deps.config.production || (await em.count(User, {})) > 0) return false;
   await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['souk:first-account']);
   return (await em.count(User, {})) === 0;
 }
 
+/** SOUK_SIGNUP: who may make an account through the API; the shell (`npm run admin`) always may. */
+export function checkAccountCreation(ctx: Ctx, by: 'self' | 'admin'): void {
+  const mode = ctx.deps.config.signup;
+  if (mode === 'open' || (mode === 'invite' && by === 'admin')) return;
+  throw forbidden(
+    mode === 'invite'
+      ? 'Sign-up is by invitation on this platform: a platform administrator creates your account'
+      : 'Accounts are not created through the API on this platform: an operator creates them from the shell (npm run admin -- create-user)',
+  );
+}
+
 export async function signup(ctx: Ctx, input: { email: string; password: string; name: string }): Promise<{ token: string; user: User }> {
+  checkAccountCreation(ctx, 'self');
   limitAuthAttempt(ctx, input.email);
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
@@ -97,7 +112,7 @@ export async function signup(ctx: Ctx, input: { email: string; password: string;
   let result: { token: string; user: User };
   try {
     result = await transaction(ctx, async (tx) => {
-      const first = await isFirstAccount(tx.em as EntityManager);
+      const first = await isFirstAccount(ctx, tx.em as EntityManager);
       const user = tx.em.create(User, { email, name: input.name.trim(), passwordHash, platformRole: first ? 'admin' : 'user' });
       await tx.em.flush();
       const { token } = issueToken(tx, user.id, { name: 'signup' });

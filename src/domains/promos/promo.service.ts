@@ -42,14 +42,6 @@ export function promoView(p: Promo, currency: string): PromoType {
   };
 }
 
-function parseInstant(value: string | null | undefined, path: string): Date | null | undefined {
-  if (value === undefined) return undefined;
-  if (value === null) return null;
-  const d = new Date(value);
-  if (!/^\d{4}-\d\d-\d\d/.test(value) || Number.isNaN(d.getTime())) throw invalid(path, 'must be an ISO 8601 date-time');
-  return d;
-}
-
 /** `value` in the stored unit of the type: a percent with at most 2 decimals, or minor units. */
 function storedValue(type: string, value: number | null | undefined, currency: string): number {
   if (type === 'free_shipping') return 0;
@@ -103,8 +95,8 @@ export async function createPromo(ctx: Ctx, storeId: string, input: PromoCreateI
         maxUses: input.maxUses ?? null,
         maxUsesPerCustomer: input.maxUsesPerCustomer ?? null,
         productIds: await assertProducts(tx, storeId, input.productIds ?? []),
-        startsAt: parseInstant(input.startsAt, 'startsAt') ?? null,
-        endsAt: parseInstant(input.endsAt, 'endsAt') ?? null,
+        startsAt: input.startsAt ?? null,
+        endsAt: input.endsAt ?? null,
         active: input.active ?? true,
       });
       assertWindow(promo);
@@ -157,10 +149,8 @@ export async function updatePromo(ctx: Ctx, storeId: string, id: string, input: 
       if (input.maxUses !== undefined) promo.maxUses = input.maxUses ?? null;
       if (input.maxUsesPerCustomer !== undefined) promo.maxUsesPerCustomer = input.maxUsesPerCustomer ?? null;
       if (input.productIds != null) promo.productIds = await assertProducts(tx, storeId, input.productIds);
-      const startsAt = parseInstant(input.startsAt, 'startsAt');
-      if (startsAt !== undefined) promo.startsAt = startsAt;
-      const endsAt = parseInstant(input.endsAt, 'endsAt');
-      if (endsAt !== undefined) promo.endsAt = endsAt;
+      if (input.startsAt !== undefined) promo.startsAt = input.startsAt;
+      if (input.endsAt !== undefined) promo.endsAt = input.endsAt;
       if (input.active != null) promo.active = input.active;
       assertWindow(promo);
       promo.updatedAt = new Date();

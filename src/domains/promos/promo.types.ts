@@ -103,13 +103,13 @@ export class PromoCreateInput {
   @ArrayMaxSize(500, { message: 'must hold at most 500 ids' })
   productIds?: string[] | null;
 
-  @Field(() => String, { nullable: true, description: 'ISO 8601 date-time.' })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   @IsOptional()
-  startsAt?: string | null;
+  startsAt?: Date | null;
 
-  @Field(() => String, { nullable: true, description: 'ISO 8601 date-time (exclusive).' })
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'Exclusive.' })
   @IsOptional()
-  endsAt?: string | null;
+  endsAt?: Date | null;
 
   @Field(() => Boolean, { nullable: true })
   @IsOptional()
@@ -155,13 +155,13 @@ export class PromoUpdateInput {
   @ArrayMaxSize(500, { message: 'must hold at most 500 ids' })
   productIds?: string[] | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   @IsOptional()
-  startsAt?: string | null;
+  startsAt?: Date | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'Exclusive.' })
   @IsOptional()
-  endsAt?: string | null;
+  endsAt?: Date | null;
 
   @Field(() => Boolean, { nullable: true })
   @IsOptional()

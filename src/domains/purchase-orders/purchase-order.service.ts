@@ -216,7 +216,7 @@ export async function createPurchaseOrder(ctx: Ctx, storeId: string, input: Purc
       total: 0,
       reference: input.reference || null,
       notes: input.notes || null,
-      expectedAt: input.expectedAt ? parseInstant(input.expectedAt, 'expectedAt') : null,
+      expectedAt: input.expectedAt ?? null,
     });
     const items = replaceItems(tx, po, drafts);
     retotal(po, items);
@@ -314,7 +314,7 @@ export async function updatePurchaseOrder(ctx: Ctx, storeId: string, id: string,
     }
     if (input.reference !== undefined) po.reference = input.reference || null;
     if (input.notes !== undefined) po.notes = input.notes || null;
-    if (input.expectedAt !== undefined) po.expectedAt = input.expectedAt ? parseInstant(input.expectedAt, 'expectedAt') : null;
+    if (input.expectedAt !== undefined) po.expectedAt = input.expectedAt;
     retotal(po, items);
     po.updatedAt = new Date();
     await tx.em.flush();

@@ -271,9 +271,9 @@ export class PurchaseOrderCreateInput {
   @Length(0, 5000, { message: 'must be at most 5000 characters' })
   notes?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'ISO 8601 date or date-time.' })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   @IsOptional()
-  expectedAt?: string | null;
+  expectedAt?: Date | null;
 }
 
 @InputType()
@@ -316,9 +316,9 @@ export class PurchaseOrderUpdateInput {
   @Length(0, 5000, { message: 'must be at most 5000 characters' })
   notes?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => GraphQLISODateTime, { nullable: true })
   @IsOptional()
-  expectedAt?: string | null;
+  expectedAt?: Date | null;
 }
 
 @InputType()

@@ -6,7 +6,7 @@ import { requireActor, type Actor, type Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import type { OutgoingMail } from '../../lib/mailer.js';
-import { applyProfileChange, hashPassword, normalizeEmail, sendAll, type ProfileChange } from '../auth/auth.service.js';
+import { applyProfileChange, checkAccountCreation, hashPassword, normalizeEmail, sendAll, type ProfileChange } from '../auth/auth.service.js';
 import { verificationMail } from '../auth/mails.js';
 
 const isAdmin = (actor: Actor) => actor.platformRole === 'admin';
@@ -39,6 +39,7 @@ export async function getUser(ctx: Ctx, id: string): Promise<User> {
 }
 
 export async function createUser(ctx: Ctx, input: { email: string; password: string; name: string; platformRole?: string | null }): Promise<User> {
+  checkAccountCreation(ctx, 'admin');
   const passwordHash = await hashPassword(input.password);
   let mail: OutgoingMail;
   try {
