@@ -25,10 +25,10 @@ const BUILD_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'scr
 /**
  * Packages left in node_modules: native addons and WebAssembly that find their files beside
  * their own module (argon2, PGlite), a thread pool that starts its own worker files (piscina),
- * and what is loaded only on first use (got, pdfkit; nodemailer, sanitize-html and bidi-js are
- * required at run time by name and so never seen here).
+ * and what reads files beside its own module (pdfkit). PGlite, nodemailer, sanitize-html and
+ * bidi-js are required by name at run time, on first use, and so never seen here.
  */
-const EXTERNAL = ['@electric-sql/pglite', '@electric-sql/pglite-socket', '@node-rs/argon2', 'piscina', 'got', 'pdfkit', 'esbuild'];
+const EXTERNAL = ['@electric-sql/pglite', '@electric-sql/pglite-socket', '@node-rs/argon2', 'piscina', 'pdfkit', 'esbuild'];
 
 /** Size and modification time to the second: copies (an image's layers) keep no finer time. */
 const stamp = (file) => {
@@ -78,13 +78,20 @@ export function codeCacheFile() {
 /**
  * What a package's module asks for and is not installed (a driver knex or MikroORM could use,
  * a package.json above its own) fails where it is asked for, as it does unbundled, instead of
- * failing the build or resolving from the bundle's directory to something else.
+ * failing the build or resolving from the bundle's directory to something else. And a source's
+ * import() of a package left outside the bundle fails the build: code read from the V8 code
+ * cache loses its dynamic import() on Node 20 (the cached functions drop the loader start.mjs
+ * gave the script), so such a package is required instead.
  */
-const notInstalled = {
-  name: 'not-installed',
+const packages = {
+  name: 'packages',
   setup(build) {
     build.onResolve({ filter: /.*/ }, async (args) => {
-      if (args.pluginData === 'asked' || !args.importer.includes('/node_modules/')) return undefined;
+      if (args.pluginData === 'asked') return undefined;
+      if (!args.importer.includes('/node_modules/')) {
+        const outside = args.kind === 'dynamic-import' && EXTERNAL.some((n) => args.path === n || args.path.startsWith(`${n}/`));
+        return outside ? { errors: [{ text: `import('${args.path}') of a package left outside the bundle: require it (createRequire) instead` }] } : undefined;
+      }
       const found = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'asked' });
       return found.errors.length ? { path: args.path, namespace: 'not-installed' } : found;
     });
@@ -110,7 +117,7 @@ export async function ensureBundle({ force = false } = {}) {
       // The sources' import.meta.url, which CommonJS has not: the bundle's own file URL.
       define: { 'import.meta.url': '__importMetaUrl' },
       banner: { js: '"use strict";var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
-      plugins: [notInstalled],
+      plugins: [packages],
       // Whitespace only: names stay, so stack traces and logs read as before; a smaller file to read and hash.
       minifyWhitespace: true,
     }),

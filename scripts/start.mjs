@@ -30,8 +30,10 @@ try {
 } catch {
   cachedData = undefined;
 }
-// The bundle's dynamic import()s (packages loaded on first use) go to Node's own loader. Node
-// calls that option experimental and says so once; it is the documented way, so not said here.
+// Dynamic import()s in the bundle go to Node's own loader (a package's own, e.g. MikroORM's
+// config loading, which this service does not use: on Node 20 the functions read from the cache
+// lose this option, and bundle.mjs refuses a source's import() of an outside package for that).
+// Node calls the option experimental and says so once; it is the documented way, so not said here.
 const emitWarning = process.emitWarning;
 process.emitWarning = (warning, ...rest) => (String(warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER') ? undefined : emitWarning.call(process, warning, ...rest));
 const script = new vm.Script(module.wrap(readFileSync(bundle, 'utf8')), {

@@ -1,6 +1,7 @@
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
@@ -80,7 +81,9 @@ export async function startEmbedded(dataDir: string, maxConnections: number, tem
       renameSync(partial, pgdata);
     }
     // Loaded here, not with the service: a process on PostgreSQL never needs it.
-    const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
+    const require = createRequire(import.meta.url);
+    const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+    const { PGLiteSocketServer } = require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket');
     db = await PGlite.create({ dataDir: pgdata, startParams: [...PGlite.defaultStartParams, ...SHARED_BUFFERS] });
     // Unix socket paths are limited to ~107 bytes; fall back to a private temp dir.
     let socketDir = dataDir;
