@@ -1,0 +1,18 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closedLoop, freshDatabase, json, send, startChild, userAndStore } from './lib.js';
+let received = 0;
+const receiver = createServer((req, res) => { req.resume(); req.on('end', () => { received++; res.writeHead(200).end('ok'); }); });
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+const db = await freshDatabase('prof');
+const web = await startChild(db.url, { SOUK_ROLE: 'web' });
+const o = await userAndStore(web.url, 'p');
+for (let i = 0; i < 10; i++) await json(web.url, 'POST', `/v1/stores/${o.storeId}/integrations/webhooks`, { name: `b${i}`, url: `${hookUrl}/${i}`, events: ['orderCreated'] }, o.token);
+const h = { 'content-type': 'application/json', authorization: `Bearer ${o.token}` };
+await closedLoop(16, 600000, 400, () => send(web.port, 'POST', `/v1/stores/${o.storeId}/orders`, h, JSON.stringify({ customerName: 'B', items: [{ name: 'Tea', price: 350 }] })));
+process.env.BENCH_PROFILE = '/tmp/hw/pw';
+const w = await startChild(db.url, { SOUK_ROLE: 'worker' });
+while (received < 4000) await new Promise((r) => setTimeout(r, 50));
+await w.stop(); await web.stop(); await db.drop(); receiver.close();
+console.log('done');
