@@ -54,7 +54,7 @@ export interface RunningService {
   url: string;
   port: number;
   proc: ChildProcess;
-  /** Milliseconds from spawn to the first 200 on /healthz. */
+  /** Milliseconds from spawn to the first 200 on the probe (/healthz unless asked for /readyz). */
   startMs: number;
   /** CPU the service used until then (ms). */
   startCpuMs: number;
@@ -67,7 +67,7 @@ export interface RunningService {
  * Starts the service as `npm start` does (scripts/start.mjs) in a child process, so the load
  * generator does not share its event loop. `databaseUrl` null → embedded PGlite in a temp dir.
  */
-export async function startChild(databaseUrl: string | null, env: Record<string, string> = {}, dataDir?: string): Promise<RunningService> {
+export async function startChild(databaseUrl: string | null, env: Record<string, string> = {}, dataDir?: string, probe: '/healthz' | '/readyz' = '/healthz'): Promise<RunningService> {
   const ownDir = dataDir ? null : mkdtempSync(join(tmpdir(), 'souk-bench-'));
   const dir = dataDir ?? join(ownDir!, 'data');
   const began = performance.now();
@@ -117,7 +117,7 @@ export async function startChild(databaseUrl: string | null, env: Record<string,
     proc.once('exit', (code) => reject(new Error(`service exited (${code}) before listening: ${stderr.slice(-2000)}`)));
   });
   for (;;) {
-    const r = await fetch(`${url}/healthz`).catch(() => null);
+    const r = await fetch(`${url}${probe}`).catch(() => null);
     if (r?.status === 200) break;
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -5,3 +5,5 @@ export declare const BUNDLE: string;
 export declare function changedInput(): string | null;
 /** Returns the bundle's path, building it first when it is missing or an input changed. */
 export declare function ensureBundle(opts?: { force?: boolean }): Promise<string>;
+/** The V8 code cache file of the bundle as it is now (named after its size and modification time). */
+export declare function codeCacheFile(): string;

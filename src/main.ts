@@ -62,7 +62,11 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((err) => {
-  createLogger('info', 2).fatal({ err: err instanceof Error ? err.message : String(err) }, 'souk: failed to start');
-  process.exit(1);
-});
+/** True once the service listens (scripts/start.mjs then keeps the code that its start compiled). */
+export const started: Promise<boolean> = main().then(
+  () => true,
+  (err) => {
+    createLogger('info', 2).fatal({ err: err instanceof Error ? err.message : String(err) }, 'souk: failed to start');
+    process.exit(1);
+  },
+);

@@ -112,7 +112,8 @@ function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUr
  */
 export function registerFeeef(app: FastifyInstance, deps: Deps, schema: GraphQLSchema): void {
   const compiled = compileFeeef(schema);
-  const openapi = feeefOpenApi(schema, compiled, deps.config.publicUrl);
+  // Built on first request, not on the way to ready.
+  let openapi: ReturnType<typeof feeefOpenApi> | undefined;
   const taken = new Set(compiled.map((c) => `${c.route.method} ${c.fastifyPath}`));
   void app.register(async (scoped) => {
     scoped.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
@@ -121,7 +122,7 @@ export function registerFeeef(app: FastifyInstance, deps: Deps, schema: GraphQLS
     });
     // Other media types reach the route as bytes; routes that read a body refuse them (400), 501 groups ignore them.
     scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, (body as Buffer).length ? body : undefined));
-    scoped.get(`${PREFIX}/openapi.json`, async () => openapi);
+    scoped.get(`${PREFIX}/openapi.json`, async () => (openapi ??= feeefOpenApi(schema, compiled, deps.config.publicUrl)));
     registerRoutes(scoped, deps, schema, compiled, { authorization: normalizeAuthorization });
     for (const u of UNSUPPORTED) {
       for (const p of [...u.paths, ...(u.prefixes ?? []).map((p) => `${p}/*`)]) {

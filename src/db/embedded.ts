@@ -1,8 +1,9 @@
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { createRequire } from 'node:module';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /**
  * An embedded PostgreSQL (PGlite) served over a unix socket, so MikroORM's own
@@ -25,7 +26,7 @@ const SOCKET_PORT = 5432;
  * PGlite's default shared_buffers is 128 MB, and it touches all of it at start. A store's working
  * set is far smaller; 16 MB keeps the resident size of the whole service near 250 MB.
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const SHARED_BUFFERS = ['-c', 'shared_buffers=16MB'];
 
 function processAlive(pid: number): boolean {
   try {
@@ -79,7 +80,11 @@ export async function startEmbedded(dataDir: string, maxConnections: number, tem
       cpSync(template, partial, { recursive: true });
       renameSync(partial, pgdata);
     }
-    db = await PGlite.create({ dataDir: pgdata, startParams: START_PARAMS });
+    // Loaded here, not with the service: a process on PostgreSQL never needs it.
+    const require = createRequire(import.meta.url);
+    const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+    const { PGLiteSocketServer } = require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket');
+    db = await PGlite.create({ dataDir: pgdata, startParams: [...PGlite.defaultStartParams, ...SHARED_BUFFERS] });
     // Unix socket paths are limited to ~107 bytes; fall back to a private temp dir.
     let socketDir = dataDir;
     if (join(socketDir, `.s.PGSQL.${SOCKET_PORT}`).length > 100) {

@@ -10,7 +10,7 @@ export interface Listener {
 
 /** A listener whose connection also answers queries (reads that must not queue behind the pool). */
 export interface ListeningConnection extends Listener {
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
   connected(): boolean;
 }
 
@@ -72,7 +72,7 @@ export async function listenChannel(deps: Pick<Deps, 'db' | 'log'>, channel: str
   return {
     query(text, values) {
       if (!client) return Promise.reject(new Error(`the ${name} LISTEN connection is down`));
-      return client.query(text, values);
+      return client.query(text as string, values);
     },
     connected: () => client !== null,
     async close() {

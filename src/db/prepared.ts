@@ -20,6 +20,15 @@ function prepare(sql: string): { text: string; name: string } {
 }
 
 /**
+ * `executePrepared` on a connection of the caller's own (a LISTEN connection that also answers
+ * queries), outside the ORM's pool; errors are the driver's.
+ */
+export async function queryPrepared<T>(conn: { query(q: pg.QueryConfig): Promise<pg.QueryResult> }, sql: string, params: unknown[]): Promise<T[]> {
+  const { text, name } = prepare(sql);
+  return (await conn.query({ name, text, values: params })).rows as T[];
+}
+
+/**
  * A statement PostgreSQL parses and plans once per connection (a named prepared statement), for
  * hot paths whose SQL text is fixed and whose values change: `em.execute` inlines the values, so
  * each call is parsed and planned anew (about a third of the database's CPU for an order create).

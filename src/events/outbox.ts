@@ -4,7 +4,7 @@ import { inTransaction, type TxCtx } from '../core/tx.js';
 import { executePrepared } from '../db/prepared.js';
 import type { Ctx, Deps } from '../core/context.js';
 import { entityOf, isUpdated, type EventName, type RealtimeOnlyEvent } from './names.js';
-import { deliveryInsertSql, enqueueDeliveries, type DeliveryJob } from './queue.js';
+import { deliveryInsertSql, deliveryNotifyColumn, enqueueDeliveries, type DeliveryJob } from './queue.js';
 import { eventBus, type CommittedEvent } from './bus.js';
 
 export interface DomainEvent {
@@ -151,7 +151,7 @@ function writeWithEventSql(deps: Deps, write: { ctes: string; written: string; d
           ${jobs}
      select (select seq from e) as seq,
             ${notifiedColumn(notify)} as notified,
-            ${deliver ? '(select count(*) from h)' : '0'} as hooks${write.data ? ',\n            (select data from e) as data' : ''}`;
+            ${deliver ? '(select count(*) from h)' : '0'} as hooks${deliver && notify ? `,\n            ${deliveryNotifyColumn('h')} as woke` : ''}${write.data ? ',\n            (select data from e) as data' : ''}`;
   return texts[slot];
 }
 

@@ -10,6 +10,16 @@ const SCHEMA = 'pgboss';
 /** Where pg-boss's insert reads its rows: one json parameter, replaced by an expression in `deliveryInsertSql`. */
 const ROWS_PARAM = '$1::text::json';
 
+/**
+ * The channel a commit that queued deliveries NOTIFYs on a PostgreSQL server: every process that
+ * sends deliveries LISTENs and claims at once, whichever process wrote (a worker would otherwise
+ * find them at its next poll).
+ */
+export const DELIVERY_CHANNEL = 'souk_deliveries';
+
+/** A select-list column that NOTIFYs DELIVERY_CHANNEL once when `relation` has a row (PostgreSQL folds repeats in a transaction). */
+export const deliveryNotifyColumn = (relation: string) => `(select count(pg_notify('${DELIVERY_CHANNEL}', '')) from (select 1 from ${relation} limit 1) n)`;
+
 /** How often a server replica looks for expired claims (and refreshes the queue's counters). */
 export const SUPERVISE_SECONDS = 5;
 
@@ -179,7 +189,10 @@ export async function enqueueDeliveries(tx: TxCtx, jobs: DeliveryJob[]): Promise
   if (!trx) throw new Error('enqueueDeliveries needs a transaction');
   // pg-boss's insert as prepared at start: \`boss.insert\` would look the queue up first when its
   // cache is cold, on its own connection, which in embedded mode is the one this transaction holds.
-  await knexDb(trx).executeSql(deliveryInsertSql(tx.deps, ROWS_PARAM), [JSON.stringify(jobs.map((j) => ({ id: j.deliveryId, data: j })))]);
+  const insert = deliveryInsertSql(tx.deps, ROWS_PARAM);
+  await knexDb(trx).executeSql(tx.deps.embedded ? insert : `with j as (${insert}) select pg_notify('${DELIVERY_CHANNEL}', '')`, [
+    JSON.stringify(jobs.map((j) => ({ id: j.deliveryId, data: j }))),
+  ]);
   tx.afterCommit.push(() => queue.wake());
 }
 

@@ -343,10 +343,16 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
   });
 
   const compiled = compileRoutes(schema);
-  const openapi = buildOpenApi(schema, compiled, deps.config.publicUrl);
-  // Routes modules serve outside the table (event streams) are documented beside it.
-  for (const m of deps.modules) if (m.http?.paths) Object.assign(openapi.paths as OpenApiPaths, m.http.paths);
-  app.get('/v1/openapi.json', async () => openapi);
+  // Built on first request, not on the way to ready: few processes are ever asked for it.
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
+  const openApiDocument = () => {
+    if (openapi) return openapi;
+    openapi = buildOpenApi(schema, compiled, deps.config.publicUrl);
+    // Routes modules serve outside the table (event streams) are documented beside it.
+    for (const m of deps.modules) if (m.http?.paths) Object.assign(openapi.paths as OpenApiPaths, m.http.paths);
+    return openapi;
+  };
+  app.get('/v1/openapi.json', async () => openApiDocument());
   registerRoutes(app, deps, schema, compiled);
   registerFeeef(app, deps, schema);
   for (const m of deps.modules) m.http?.register(app, deps);

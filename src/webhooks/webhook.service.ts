@@ -254,7 +254,7 @@ export async function testWebhook(ctx: Ctx, storeId: string, webhookId: string, 
     timeoutMs: TEST_TIMEOUT_MS,
     allowed: addressCheck(ctx.deps.config),
   });
-  const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt, payload: null, redeliveryOf: null };
+  const attempt: RecordedAttempt = { ...result, id, webhookId: webhook.id, event, test: true, url: webhook.url, createdAt, sent: null, redeliveryOf: null };
   await recordAttempt(ctx.em.fork() as EntityManager, attempt);
   return attemptView(attempt);
 }

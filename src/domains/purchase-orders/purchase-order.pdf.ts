@@ -228,7 +228,7 @@ function renderOne(doc: PDFKit.PDFDocument, storeName: string, { po, items, ware
  * pages.
  */
 export async function renderPurchaseOrders(storeName: string, list: PdfPurchaseOrder[]): Promise<Buffer> {
-  const { default: PDFDocument } = await import('pdfkit');
+  const PDFDocument = require('pdfkit') as typeof import('pdfkit');
   const { regular, bold } = loadFonts();
   const created = new Date(Math.min(...list.map((x) => x.po.createdAt.getTime())));
   const modified = new Date(Math.max(...list.map((x) => x.po.updatedAt.getTime())));
