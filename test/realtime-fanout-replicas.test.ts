@@ -5,14 +5,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request, type ClientRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { client, freshDatabase, ownerWithStore, type Api } from './helpers.js';
 import { spawnReplica, type Replica } from './replicas.js';
-import { STORE_EVENTS } from './sse-client.js';
+import { rawSse, STORE_EVENTS } from './sse-client.js';
 
 const skip = process.env.DATABASE_URL ? false : 'needs a real PostgreSQL (DATABASE_URL): the processes share one database server';
 /** Readers per process and store: REST streams and GraphQL subscriptions. 2 x 2 x (400 + 100) = 2,000. */
@@ -48,46 +48,26 @@ after(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A reader over a bare HTTP request: the ids of the events it received, in arrival order. */
+/** A reader: the ids of the events it received, in arrival order. */
 interface Reader {
   ids: number[];
-  ended: boolean;
   req: ClientRequest;
+  readonly ended: boolean;
 }
 
-function read(url: string, token: string, graphql: { storeId: string } | null): Promise<Reader> {
-  return new Promise((resolve, reject) => {
-    const body = graphql ? JSON.stringify({ query: STORE_EVENTS, variables: { storeId: graphql.storeId } }) : undefined;
-    const req = request(
-      url,
-      {
-        method: graphql ? 'POST' : 'GET',
-        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(body ? { 'content-type': 'application/json' } : {}) },
-      },
-      (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`${url} answered ${res.statusCode}`));
-        const reader: Reader = { ids: [], ended: false, req };
-        res.setEncoding('utf8');
-        let buf = '';
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let at: number;
-          while ((at = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, at);
-            buf = buf.slice(at + 2);
-            const data = block.split('\n').find((l) => l.startsWith('data: '));
-            if (!data) continue;
-            const payload = JSON.parse(data.slice(6));
-            reader.ids.push(Number(graphql ? payload.data.storeEvents.id : payload.id));
-          }
-        });
-        res.on('close', () => (reader.ended = true));
-        resolve(reader);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+async function read(url: string, token: string, graphql: { storeId: string } | null): Promise<Reader> {
+  const ids: number[] = [];
+  const sse = await rawSse(url, token, graphql && { query: STORE_EVENTS, variables: { storeId: graphql.storeId } }, (data) => {
+    const payload = JSON.parse(data);
+    ids.push(Number(graphql ? payload.data.storeEvents.id : payload.id));
   });
+  return {
+    ids,
+    req: sse.req,
+    get ended() {
+      return sse.ended;
+    },
+  };
 }
 
 /** Runs `fns` with at most `n` at once. */
