@@ -4,7 +4,8 @@
 // spread over BENCH_STORES stores, each written BENCH_RATE times a second through the REST API:
 // every reader gets BENCH_RATE events a second. Printed per run: delivery, the latency from the
 // event's time (taken when the write locks its store's sequence, the last step before commit) to
-// its arrival at the reader, and the server's memory per idle reader; with the load average.
+// its arrival at the reader, the server's CPU per delivery (which moves much less with the
+// neighbours' load than latency does), and its memory per idle reader; with the load average.
 // Prints numbers; not a test.
 //
 //   npm run bench:realtime                                 embedded PGlite
@@ -206,6 +207,8 @@ async function server(): Promise<void> {
       await new Promise((r) => setTimeout(r, 2_000));
       const idle = memory();
       const loadBefore = load();
+      const cpuBefore = process.cpuUsage();
+      const runStart = performance.now();
       children.forEach((c) => c.send('go'));
       const writes = await Promise.all(inboxes.map((next) => next()));
       const written = writes.reduce((n, w) => n + w.written, 0);
@@ -214,6 +217,8 @@ async function server(): Promise<void> {
       const perStore = written / STORES;
       children.forEach((c, i) => c.send({ expected: Math.round(perStore * ready[i].readers) }));
       const reports = (await Promise.all(inboxes.map((next) => next()))) as ClientReport[];
+      const cpu = process.cpuUsage(cpuBefore);
+      const runMs = performance.now() - runStart;
       const loadAfter = load();
       const expected = Math.round(perStore * readers);
       const received = reports.reduce((n, r) => n + r.received, 0);
@@ -223,6 +228,9 @@ async function server(): Promise<void> {
       console.log(`    committed ${written} events, failed writes ${writeErrors}; delivered ${received} of ${expected} (${((100 * received) / Math.max(1, expected)).toFixed(2)} %)`);
       console.log(
         `    commit->client p50 ${percentile(sorted, 50).toFixed(0)} ms, p90 ${percentile(sorted, 90).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max ${(sorted[sorted.length - 1] ?? NaN).toFixed(0)} ms; load ${loadBefore} -> ${loadAfter}`,
+      );
+      console.log(
+        `    server CPU ${((cpu.user + cpu.system) / 1000 / runMs * 100).toFixed(0)} % of a core over the run; ${((cpu.user + cpu.system) / Math.max(1, received)).toFixed(1)} us per delivery (the writes' own work included)`,
       );
       console.log(
         `    per idle reader: rss ${((idle.rss - before.rss) / Math.max(1, readers) / 1024).toFixed(1)} KiB, heap ${((idle.heap - before.heap) / Math.max(1, readers) / 1024).toFixed(1)} KiB (server process, after gc)`,

@@ -23,6 +23,16 @@ export const EVENT_STREAM: SinkKind = { ping: Buffer.from(': ping\n\n'), bye: nu
 /** graphql-sse's distinct-connections protocol: a `complete` event ends the operation. */
 export const GRAPHQL_SSE: SinkKind = { ping: Buffer.from(':\n\n'), bye: Buffer.from('event: complete\ndata:\n\n') };
 
+/**
+ * Starts a reader's response. The body runs until the connection closes, without chunked
+ * framing: every frame is then one socket write of the shared bytes, where chunked encoding makes
+ * each a gathered write of three buffers and a deferred uncork per reader.
+ */
+export function startEventStream(res: ServerResponse, headers: Record<string, string>): void {
+  res.useChunkedEncodingByDefault = false;
+  res.writeHead(200, headers);
+}
+
 /** One serialized event, shared by every reader it is sent to; `seq` orders it within its store. */
 export interface Frame {
   readonly seq: number;

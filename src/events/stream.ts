@@ -7,7 +7,7 @@ import { policies, requireStorePermission } from '../core/policy.js';
 import type { CommittedEvent } from './bus.js';
 import { eventFilter, eventView, parseCursor } from './events.service.js';
 import { stillAllowed } from './access.js';
-import { EVENT_STREAM, MAX_UNSENT_BYTES, Sink, type Frame, type GroupSource, type Group } from './fanout.js';
+import { EVENT_STREAM, MAX_UNSENT_BYTES, Sink, startEventStream, type Frame, type GroupSource, type Group } from './fanout.js';
 import { lastSeq, readEventsAfter } from './store-events.js';
 
 export const STREAM_PATH = '/v1/stores/:storeId/events/stream';
@@ -96,10 +96,9 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
   reply.hijack();
   // Headers set through fastify (CORS, X-Request-Id) are not on the raw response yet.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
-  res.writeHead(200, {
+  startEventStream(res, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
     // nginx and similar proxies would otherwise buffer the stream.
     'x-accel-buffering': 'no',
   });

@@ -27,7 +27,7 @@ import { viewKeyOf, type ViewKey } from '../core/multiplex.js';
 import { enforcePolicy, policyOf } from '../core/policy.js';
 import { sendProblem } from '../edge/http-problem.js';
 import { stillAllowed, type Watched } from '../events/access.js';
-import { GRAPHQL_SSE, Sink, type GroupSource, type Group } from '../events/fanout.js';
+import { GRAPHQL_SSE, Sink, startEventStream, type GroupSource, type Group } from '../events/fanout.js';
 import { carryHeaders } from './cors.js';
 
 export interface GraphqlStreamOptions {
@@ -61,7 +61,6 @@ interface SharedOperation extends RootField {
 const MAX_OPERATIONS = 1_000;
 
 const SSE_HEADERS = {
-  connection: 'keep-alive',
   'cache-control': 'no-cache',
   'content-encoding': 'none',
   'content-type': 'text/event-stream; charset=utf-8',
@@ -183,7 +182,7 @@ export function registerGraphqlStream(app: FastifyInstance, deps: Deps, opts: Gr
     sink.held = [];
     if (!(await group.join(sink))) return false;
     reply.hijack();
-    res.writeHead(200, SSE_HEADERS);
+    startEventStream(res, SSE_HEADERS);
     // Some browsers (Firefox, Safari) want a first message before they report the stream open.
     res.write(':\n\n');
     const held = sink.held;
