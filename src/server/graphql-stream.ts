@@ -220,6 +220,7 @@ function watchOwn(deps: Deps, ctx: Ctx, authorization: string | undefined, args:
   const untrack = streams.track();
   let fieldArgs: Record<string, unknown> = {};
   if (root) {
+    // The operation ran, so its variables coerce; its arguments are those the policy saw.
     const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
     if (coerced.coerced) fieldArgs = getArgumentValues(root.field, root.node, coerced.coerced);
   }
