@@ -1,3 +1,4 @@
+import { request, type Agent, type ClientRequest } from 'node:http';
 import { createClient } from 'graphql-sse';
 import type { ExecutionResult } from 'graphql';
 
@@ -162,4 +163,57 @@ export async function writeHistory(databaseUrl: string, storeIds: string[], coun
   } finally {
     await db.end();
   }
+}
+
+/**
+ * A reader over a bare HTTP request, without fetch or a client library, so that thousands fit in
+ * one process: a REST event stream (GET) or, with `graphql`, a graphql-sse subscription in
+ * distinct-connections mode (POST). `onData` gets the `data:` of each message; resolves once the
+ * response has begun (the reader is registered then).
+ */
+export function rawSse(
+  url: string,
+  token: string,
+  graphql: { query: string; variables: Record<string, unknown> } | null,
+  onData: (data: string) => void,
+  agent?: Agent,
+): Promise<{ req: ClientRequest; readonly ended: boolean }> {
+  return new Promise((resolve, reject) => {
+    const body = graphql ? JSON.stringify(graphql) : undefined;
+    const req = request(
+      url,
+      {
+        method: graphql ? 'POST' : 'GET',
+        agent,
+        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(body ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`${url} answered ${res.statusCode}`));
+        let ended = false;
+        res.setEncoding('utf8');
+        let buf = '';
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let at: number;
+          while ((at = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, at);
+            buf = buf.slice(at + 2);
+            const line = block.startsWith('data: ') ? 0 : block.indexOf('\ndata: ') + 1;
+            if (line === 0 && !block.startsWith('data: ')) continue;
+            const end = block.indexOf('\n', line);
+            onData(block.slice(line + 6, end < 0 ? undefined : end));
+          }
+        });
+        res.on('close', () => (ended = true));
+        resolve({
+          req,
+          get ended() {
+            return ended;
+          },
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

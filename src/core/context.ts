@@ -39,6 +39,8 @@ export interface Actor {
   scopes: string[] | null;
   appId: string | null;
   platformRole: string;
+  /** When the token stops being valid (ms since the epoch), as last read; null: it does not expire. */
+  expiresAt?: number | null;
 }
 
 /** What an order's payment token (CONTRACT-2 §9) lets its bearer do: that order's payment routes. */
@@ -105,6 +107,8 @@ export interface AuthCache {
   setRole(storeId: string, userId: string, role: string | null, readEpoch: number): void;
   /** A user's tokens or memberships changed; null: anything may have (a lost connection). */
   invalidate(userId: string | null): void;
+  /** Calls `listener` after each invalidation (long-lived readers re-check their access); returns how to stop. */
+  watch(listener: (userId: string | null) => void): () => void;
 }
 
 export async function createContext(deps: Deps, authorization: string | undefined, ip: string): Promise<Ctx> {

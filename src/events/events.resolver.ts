@@ -1,6 +1,7 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { Ctx } from '../core/context.js';
 import { Allow, policies } from '../core/policy.js';
+import { Multiplexed } from '../core/multiplex.js';
 import { StoreEventPage, StoreEventType } from './events.types.js';
 import * as events from './events.service.js';
 import type { StoreEventView } from './events.service.js';
@@ -21,6 +22,8 @@ export class EventsResolver {
   }
 
   @Allow(policies.store('store.read'))
+  // Every member allowed to read the store sees the same events: they share one stream.
+  @Multiplexed((_ctx, args) => `store:${String(args.storeId)}`)
   @Subscription(() => StoreEventType, {
     description: "A store's events as they commit, in commit order; members only.",
     // Its policy is enforced before this runs (guardSubscriptions).

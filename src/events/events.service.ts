@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireActor, type Actor, type Ctx, type Deps } from '../core/context.js';
+import { requireActor, type Ctx } from '../core/context.js';
 import { invalid } from '../core/errors.js';
 import { pageLimit } from '../lib/pagination.js';
 import type { CommittedEvent } from './bus.js';
@@ -54,49 +54,17 @@ export async function listStoreEvents(ctx: Ctx, storeId: string, args: FeedArgs)
   return { data, nextCursor: rows.length > limit ? data[data.length - 1].id : null };
 }
 
-/** Whether the token that opened a stream still may read the store: not revoked nor expired, still a member. */
-export async function stillAllowed(em: EntityManager, actor: Actor, storeId: string): Promise<boolean> {
-  const rows = await em.execute(
-    `select 1 from auth_tokens t join store_members m on m.user_id = t.user_id and m.store_id = ?
-     where t.id = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
-    [storeId, actor.tokenId],
-  );
-  return rows.length > 0;
-}
-
-/**
- * Checks a long-lived reader's access every `everyMs` and calls `revoked` once it is gone, so
- * a removed member or a revoked token stops receiving within one interval. A failed check
- * (database unreachable) keeps the reader: the next one decides.
- */
-export function watchAccess(deps: Deps, actor: Actor, storeId: string, everyMs: number, revoked: () => void): () => void {
-  let checking = false;
-  const timer = setInterval(() => {
-    if (checking) return;
-    checking = true;
-    stillAllowed(deps.orm.em.fork() as EntityManager, actor, storeId)
-      .then((ok) => {
-        if (!ok) {
-          clearInterval(timer);
-          revoked();
-        }
-      })
-      .catch(() => {})
-      .finally(() => (checking = false));
-  }, everyMs);
-  return () => clearInterval(timer);
-}
-
 /** Buffered events beyond which a subscriber that does not read is dropped (it can resume from the feed). */
 export const MAX_QUEUED = 1_000;
 
 /**
- * A live subscription: access is checked by the field's policy at subscribe time and then every heartbeat interval, the listener
- * is registered before this resolves (nothing committed afterwards is missed), and it ends
- * when the consumer returns or access is gone.
+ * A live subscription: access is checked by the field's policy at subscribe time, and again by
+ * the transport whenever it may have changed (server/graphql-stream.ts); the listener is
+ * registered before this resolves (nothing committed afterwards is missed), and it ends when the
+ * consumer returns. One such source may feed many subscribers (the field is multiplexed).
  */
 export async function subscribeStoreEvents(ctx: Ctx, storeId: string, events?: string[] | null): Promise<AsyncIterableIterator<StoreEventView>> {
-  const actor = requireActor(ctx);
+  requireActor(ctx);
   const only = eventFilter(events);
   const hub = ctx.deps.realtime;
   const after = ctx.deps.embedded ? undefined : await lastSeq(ctx.em, storeId);
@@ -105,12 +73,10 @@ export async function subscribeStoreEvents(ctx: Ctx, storeId: string, events?: s
   let wake: ((r: IteratorResult<StoreEventView>) => void) | null = null;
   let done = false;
   let unsubscribe = () => {};
-  let unwatch = () => {};
   const finish = (): IteratorResult<StoreEventView> => {
     if (!done) {
       done = true;
       unsubscribe();
-      unwatch();
       queue.length = 0;
       const w = wake;
       wake = null;
@@ -135,7 +101,6 @@ export async function subscribeStoreEvents(ctx: Ctx, storeId: string, events?: s
     },
     after,
   );
-  unwatch = watchAccess(ctx.deps, actor, storeId, ctx.deps.config.sseHeartbeatMs, finish);
   const iterator: AsyncIterableIterator<StoreEventView> = {
     next() {
       if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });

@@ -1,7 +1,8 @@
-import type { BaseDeps } from '../core/context.js';
+import type { BaseDeps, Deps } from '../core/context.js';
 import { listenChannel } from '../db/listen.js';
 import type { Module } from '../core/module.js';
 import { eventBus, type CommittedEvent } from './bus.js';
+import { SharedStreams } from './fanout.js';
 import { EVENTS_CHANNEL } from './outbox.js';
 import { committedEvent, type StoreEventRow } from './store-events.js';
 
@@ -15,10 +16,17 @@ export interface RealtimeHub {
    * hub then also covers events between it and the first notification it sees.
    */
   subscribe(storeId: string, listener: EventListener, after?: number): () => void;
-  /** Local subscriber count (tests wait on it). */
+  /**
+   * `seq` is committed, learnt after a listener of the store registered: a store whose position
+   * the hub does not know yet starts there (so a lost connection catches it up from there).
+   */
+  known(storeId: string, seq: number): void;
+  /** The readers' side: shared groups, one heartbeat timer, access re-checked on changes (fanout.ts). */
+  readonly streams: SharedStreams;
+  /** This process's open streams and subscriptions (tests wait on it). */
   readonly size: number;
   /** Starts hearing commits (`realtimeModule`); subscriptions come once HTTP listens, after it. */
-  start(): Promise<void>;
+  start(deps: Deps): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,7 +44,7 @@ interface StoreCursor {
 
 export function createHub(deps: BaseDeps): RealtimeHub {
   const listeners = new Map<string, Set<EventListener>>();
-  let size = 0;
+  const streams = new SharedStreams(deps.log);
   const deliver = (e: CommittedEvent) => {
     const set = listeners.get(e.storeId);
     if (!set) return;
@@ -53,10 +61,8 @@ export function createHub(deps: BaseDeps): RealtimeHub {
     let set = listeners.get(storeId);
     if (!set) listeners.set(storeId, (set = new Set()));
     set.add(listener);
-    size++;
     return () => {
       if (!set.delete(listener)) return;
-      size--;
       if (set.size === 0) listeners.delete(storeId);
     };
   };
@@ -65,9 +71,11 @@ export function createHub(deps: BaseDeps): RealtimeHub {
   // commit. A server: one LISTEN connection per replica (see startListener).
   let source: Awaited<ReturnType<typeof startListener>> | null = null;
   return {
-    async start() {
+    streams,
+    async start(full) {
       if (deps.embedded) eventBus.on('event', deliver);
       else source = await startListener(deps, deliver, (storeId) => listeners.has(storeId));
+      streams.start(full);
     },
     subscribe(storeId, listener, after) {
       const remove = add(storeId, listener);
@@ -77,10 +85,14 @@ export function createHub(deps: BaseDeps): RealtimeHub {
         if (!listeners.has(storeId)) source?.unwatch(storeId);
       };
     },
+    known(storeId, seq) {
+      if (listeners.has(storeId)) source?.watch(storeId, seq);
+    },
     get size() {
-      return size;
+      return streams.size;
     },
     async close() {
+      streams.close();
       eventBus.off('event', deliver);
       listeners.clear();
       await source?.close();
@@ -208,7 +220,7 @@ declare module '../core/context.js' {
 export const realtimeModule: Module = {
   name: 'realtime',
   start: async (deps) => {
-    await deps.realtime.start();
+    await deps.realtime.start(deps);
     return () => deps.realtime.close();
   },
 };

@@ -51,6 +51,13 @@ export async function subscribedWebhooks(em: EntityManager, storeId: string, eve
 /** The PostgreSQL channel that tells every replica "store S has committed event N". */
 export const EVENTS_CHANNEL = 'souk_events';
 
+/**
+ * An event's time: read once its store's sequence row is locked, the transaction's last lock, so
+ * that waiting for the lock does not count and sequence order is time order. Milliseconds, as
+ * the payloads show it.
+ */
+const EVENT_TIME = "date_trunc('milliseconds', clock_timestamp())";
+
 /** A NOTIFY per row of the `e` CTE (bindings: EVENTS_CHANNEL, storeId), or only their count in embedded mode. */
 const notifiedColumn = (notify: boolean) => (notify ? "(select count(pg_notify(?, ?::text || ':' || e.seq::text)) from e)" : '(select count(*) from e)');
 
@@ -102,23 +109,21 @@ export async function writeWithEvent(
   const { storeId, event } = e;
   if (!write.data && !e.record) throw new Error('writeWithEvent needs the record or an SQL expression of the payload');
   const data = write.data ? null : payloadData(storeId, event, e.record!, e.previous);
-  const now = new Date();
-  const timestamp = now.toISOString();
   const deliver = !e.inbound;
   const notify = !ctx.deps.embedded;
-  const [row] = await executePrepared<{ seq: string | number | null; hooks: string | number; data?: Record<string, unknown> }>(
+  const [row] = await executePrepared<{ seq: string | number | null; at: Date | string | null; hooks: string | number; data?: Record<string, unknown> }>(
     ctx.em as EntityManager,
     writeWithEventSql(ctx.deps, write, deliver, notify),
     [
       ...write.params,
       storeId,
-      storeId, event, ...(data ? [JSON.stringify(data)] : []), now,
-      ...(deliver ? [storeId, event, storeId, event, timestamp] : []),
+      storeId, event, ...(data ? [JSON.stringify(data)] : []),
+      ...(deliver ? [storeId, event, storeId, event] : []),
       ...(notify ? [EVENTS_CHANNEL, storeId] : []),
     ],
   );
   if (row?.seq === null || row?.seq === undefined) return null;
-  const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp, data: data ?? row.data! };
+  const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp: new Date(row.at!).toISOString(), data: data ?? row.data! };
   if (Number(row.hooks) > 0) ctx.deps.queue.wake();
   // One process: the in-process emitter is the whole fan-out.
   if (ctx.deps.embedded) eventBus.emit('event', committed);
@@ -141,15 +146,16 @@ function writeWithEventSql(deps: Deps, write: { ctes: string; written: string; d
     ? `, h as (select gen_random_uuid() as id, w.id as webhook_id from (${SUBSCRIBED_WEBHOOKS}) w),
          j as (${deliveryInsertSql(
            deps,
-           `(select coalesce(json_agg(json_build_object('id', h.id, 'data', json_build_object('deliveryId', h.id, 'webhookId', h.webhook_id, 'storeId', ?::text, 'event', ?::text, 'timestamp', ?::text, 'seq', e.seq))), '[]'::json) from h, e)`,
+           `(select coalesce(json_agg(json_build_object('id', h.id, 'data', json_build_object('deliveryId', h.id, 'webhookId', h.webhook_id, 'storeId', ?::text, 'event', ?::text, 'timestamp', to_char(s.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'seq', e.seq))), '[]'::json) from h, e, s)`,
          )})`
     : '';
   texts[slot] = `with ${write.ctes},
           s as (insert into store_event_seqs as q (store_id, seq) select ?, 1 from ${write.written}
-                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq),
-          e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ${write.data ?? '?::jsonb'}, ? from s returning seq${write.data ? ', data' : ''})
+                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq, ${EVENT_TIME} as at),
+          e as (insert into store_events (store_id, seq, event, data, created_at) select ?, s.seq, ?, ${write.data ?? '?::jsonb'}, s.at from s returning seq${write.data ? ', data' : ''})
           ${jobs}
      select (select seq from e) as seq,
+            (select at from s) as at,
             ${notifiedColumn(notify)} as notified,
             ${deliver ? '(select count(*) from h)' : '0'} as hooks${deliver && notify ? `,\n            ${deliveryNotifyColumn('h')} as woke` : ''}${write.data ? ',\n            (select data from e) as data' : ''}`;
   return texts[slot];
@@ -160,8 +166,6 @@ async function insertEvents(ctx: Ctx, storeId: string, event: string, datas: Arr
   if (!inTransaction(ctx)) throw new Error('recordEvent must run inside the write transaction');
   const tx = ctx as TxCtx;
   const em = tx.em as EntityManager;
-  const now = new Date();
-  const timestamp = now.toISOString();
   const n = datas.length;
   // One statement. The upsert locks the store's sequence row until commit, so sequence order is
   // commit order; every round trip after it caps a store's write rate, and no other lock may be
@@ -169,19 +173,21 @@ async function insertEvents(ctx: Ctx, storeId: string, event: string, datas: Arr
   // On a server the NOTIFY reaches every replica's LISTEN connection at commit, never for a
   // rollback; each replica (this one included) publishes from there only, so nothing is doubled.
   const notify = !tx.deps.embedded;
-  const [row] = await em.execute<Array<{ last: string | number; hooks: string[] }>>(
+  const [row] = await em.execute<Array<{ last: string | number; at: Date | string; hooks: string[] }>>(
     `with s as (insert into store_event_seqs as q (store_id, seq) values (?, ?)
-                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq),
+                on conflict (store_id) do update set seq = q.seq + excluded.seq returning seq, ${EVENT_TIME} as at),
           e as (insert into store_events (store_id, seq, event, data, created_at)
-                select ?, s.seq - ? + v.ord, ?, v.data, ? from s, jsonb_array_elements(?::jsonb) with ordinality as v(data, ord)
+                select ?, s.seq - ? + v.ord, ?, v.data, s.at from s, jsonb_array_elements(?::jsonb) with ordinality as v(data, ord)
                 returning seq)
      select (select seq from s) as last,
+            (select at from s) as at,
             ${notifiedColumn(notify)} as notified,
             ${deliver ? `coalesce((select array_agg(id order by id) from (${SUBSCRIBED_WEBHOOKS}) h), '{}')` : "'{}'::text[]"} as hooks`,
-    [storeId, n, storeId, n, event, now, JSON.stringify(datas), ...(notify ? [EVENTS_CHANNEL, storeId] : []), ...(deliver ? [storeId, event] : [])],
+    [storeId, n, storeId, n, event, JSON.stringify(datas), ...(notify ? [EVENTS_CHANNEL, storeId] : []), ...(deliver ? [storeId, event] : [])],
   );
   if (!row) throw new Error(`store ${storeId} does not exist`);
   const first = Number(row.last) - n + 1;
+  const timestamp = new Date(row.at).toISOString();
   const committed: CommittedEvent[] = datas.map((data, i) => ({ storeId, seq: first + i, event, timestamp, data }));
   // The payload stays in the event row: jobs name it by (store, seq) and the dispatcher reads it.
   const jobs: DeliveryJob[] = committed.flatMap((c) => row.hooks.map((id) => ({ deliveryId: randomUUID(), webhookId: id, storeId, event, timestamp, seq: c.seq })));

@@ -3,30 +3,30 @@ import type { Module } from '../core/module.js';
 import { createContext, type Actor, type Deps } from '../core/context.js';
 import { AppError, problem } from '../core/errors.js';
 import { sendProblem } from '../edge/http-problem.js';
-import { describePolicy, PERMISSIONS, policies, requireStorePermission } from '../core/policy.js';
+import { PERMISSIONS, describePolicy, policies, requireStorePermission } from '../core/policy.js';
 import type { CommittedEvent } from './bus.js';
-import { eventFilter, eventView, parseCursor, watchAccess } from './events.service.js';
+import { eventFilter, eventView, parseCursor } from './events.service.js';
+import { stillAllowed } from './access.js';
+import { EVENT_STREAM, MAX_UNSENT_BYTES, Sink, startEventStream, type Frame, type GroupSource, type Group } from './fanout.js';
 import { lastSeq, readEventsAfter } from './store-events.js';
 
 export const STREAM_PATH = '/v1/stores/:storeId/events/stream';
 const QUERY_PARAMS = ['after', 'events'];
 const BACKLOG_BATCH = 500;
-/** Live events held while the backlog is read; a store busier than this makes the client resume. */
-const MAX_PENDING = 10_000;
-/** Unsent bytes beyond which a reader that does not keep up with live events is cut off (it resumes with Last-Event-ID); the backlog waits for the reader instead. */
-const MAX_UNSENT_BYTES = 1024 * 1024;
 /** Tells EventSource how long to wait before reconnecting. */
 const RETRY_MS = 2_000;
+/** What the stream requires, re-checked when the reader's access may have changed. */
+const STREAM_POLICY = policies.store('store.read');
 
 /** Every stream of a store gets the same event object: it is serialized once, not once per subscriber. */
-const formatted = new WeakMap<CommittedEvent, string>();
-export function formatEvent(e: CommittedEvent): string {
-  let text = formatted.get(e);
-  if (text === undefined) {
-    text = `id: ${e.seq}\nevent: ${e.event}\ndata: ${JSON.stringify(eventView(e))}\n\n`;
-    formatted.set(e, text);
+const frames = new WeakMap<CommittedEvent, Frame>();
+export function eventFrame(e: CommittedEvent): Frame {
+  let frame = frames.get(e);
+  if (frame === undefined) {
+    frame = { seq: e.seq, bytes: Buffer.from(`id: ${e.seq}\nevent: ${e.event}\ndata: ${JSON.stringify(eventView(e))}\n\n`) };
+    frames.set(e, frame);
   }
-  return text;
+  return frame;
 }
 
 interface StreamRequest {
@@ -58,11 +58,27 @@ async function openRequest(deps: Deps, req: FastifyRequest): Promise<StreamReque
   return { storeId, actor, after, only, em: ctx.em };
 }
 
+/** The streams of one store and filter share one hub listener and one frame per event. */
+function storeGroup(deps: Deps, storeId: string, only: string[]): Group {
+  return deps.realtime.streams.group(`events:${storeId}:${[...only].sort().join(',')}`, (group): GroupSource => {
+    const unsubscribe = deps.realtime.subscribe(storeId, (e) => {
+      if (only.includes(e.event)) group.publish(eventFrame(e));
+    });
+    return {
+      allows: (authorization) => stillAllowed(deps, authorization, STREAM_POLICY, { storeId }, 'GET /v1/stores/{storeId}/events/stream'),
+      stop: unsubscribe,
+    };
+  });
+}
+
+const gone = (res: FastifyReply['raw']) => res.destroyed || res.writableEnded;
+
 /**
  * GET /v1/stores/{storeId}/events/stream: live events as server-sent events. With a cursor
- * (Last-Event-ID or ?after=) the missed events come first. The listener is registered before
- * the backlog is read and its events are held until the backlog is out, then sent skipping
- * any already sent: no gap, no duplicate.
+ * (Last-Event-ID or ?after=) the missed events come first. The reader joins its group (and holds
+ * what it sends) before learning the store's position, reads the backlog from its cursor, then
+ * sends the held events skipping any already sent: no gap, no duplicate. Without a cursor it
+ * starts at that position, and the one query it costs is that position's.
  */
 async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   let r: Awaited<ReturnType<typeof openRequest>>;
@@ -76,85 +92,57 @@ async function stream(deps: Deps, req: FastifyRequest, reply: FastifyReply): Pro
     throw err;
   }
   const { storeId, only, em } = r;
-  // The replica's realtime cursor starts at the store's current position, never at an old
-  // Last-Event-ID: the backlog is this stream's to read (below); registering the cursor far back
-  // made the replica's one LISTEN connection read it all again, holding up every live event.
-  const current = await lastSeq(em, storeId);
-  let last = r.after ?? current;
   const res = reply.raw;
-  let closed = false;
-  let backlog = true;
-  const pending: CommittedEvent[] = [];
-
-  const send = (e: CommittedEvent) => {
-    if (closed || e.seq <= last) return;
-    last = e.seq;
-    if (!only.includes(e.event)) return;
-    res.write(formatEvent(e));
-    // Live events do not wait: a reader that falls behind them is cut off (it resumes). The
-    // backlog instead waits for the reader (below).
-    if (!backlog && res.writableLength > MAX_UNSENT_BYTES) res.destroy();
-  };
-  const unsubscribe = deps.realtime.subscribe(
-    storeId,
-    (e) => {
-      if (!backlog) return send(e);
-      pending.push(e);
-      if (pending.length > MAX_PENDING) res.destroy();
-    },
-    current,
-  );
-  const heartbeat = setInterval(() => res.write(': ping\n\n'), deps.config.sseHeartbeatMs);
-  const stop = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(heartbeat);
-    unwatch();
-    unsubscribe();
-  };
-  // A removed member or a revoked token is cut off; reconnecting then gets 401 or 404.
-  const unwatch = watchAccess(deps, r.actor, storeId, deps.config.sseHeartbeatMs, () => {
-    stop();
-    res.end();
-  });
-  res.on('close', stop);
-  // The client may have gone while access was checked: its close event is already past.
-  if (req.raw.socket.destroyed) return stop();
-
   reply.hijack();
   // Headers set through fastify (CORS, X-Request-Id) are not on the raw response yet.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
-  res.writeHead(200, {
+  startEventStream(res, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
     // nginx and similar proxies would otherwise buffer the stream.
     'x-accel-buffering': 'no',
   });
   res.write(`retry: ${RETRY_MS}\n\n`);
+
+  const sink = new Sink(res, EVENT_STREAM, req.headers.authorization, r.actor.userId, r.actor.expiresAt ?? null);
+  sink.held = [];
   try {
-    // Each pass sends what it read; a short page means the backlog is out. The backlog goes at the
-    // reader's pace (the next page once the unsent bytes are below the limit): a backlog of any
-    // length is never cut off for its size, and the live events held meanwhile are bounded.
-    let out = false;
-    while (!closed && !out) {
-      const rows = await readEventsAfter(em, storeId, last, BACKLOG_BATCH);
-      for (const e of rows) send(e);
-      out = rows.length < BACKLOG_BATCH;
+    if (!(await storeGroup(deps, storeId, only).join(sink))) throw new Error('the store stream did not start');
+    // Registered: every event committed from here on reaches the sink. Whatever the store's
+    // position says is committed is before the present.
+    const current = await lastSeq(em, storeId);
+    deps.realtime.known(storeId, current);
+    let cursor = r.after ?? current;
+    // The backlog goes at the reader's pace (the next page once the unsent bytes are below the
+    // limit): a backlog of any length is never cut off for its size, and the live events held
+    // meanwhile are bounded.
+    while (cursor < current && !gone(res)) {
+      const rows = await readEventsAfter(em, storeId, cursor, BACKLOG_BATCH);
+      for (const e of rows) {
+        cursor = e.seq;
+        if (only.includes(e.event)) sink.write(eventFrame(e).bytes);
+      }
+      if (rows.length < BACKLOG_BATCH) break;
       await paced(res, deps.config.sseHeartbeatMs);
     }
+    sink.last = cursor;
   } catch (err) {
     req.log.error({ err }, 'event stream backlog failed');
     res.destroy();
     return;
   }
   // Then the events held meanwhile, as paced; new ones are still held until none is left, so a
-  // reader that has taken the backlog starts live under the limit and in sequence order.
-  while (!closed && pending.length) {
-    for (const e of pending.splice(0)) send(e);
+  // reader that has taken the backlog goes live under the limit and in sequence order.
+  while (sink.held.length && !gone(res)) {
+    const held = sink.held.splice(0);
+    for (const f of held) {
+      if (f.seq <= sink.last) continue;
+      sink.last = f.seq;
+      sink.write(f.bytes);
+    }
     await paced(res, deps.config.sseHeartbeatMs);
   }
-  backlog = false;
+  sink.held = null;
 }
 
 /**
@@ -192,11 +180,10 @@ export const eventStreamModule: Module = {
     '/v1/stores/{storeId}/events/stream': {
       get: {
         operationId: 'streamStoreEvents',
-        summary: "A store's events as server-sent events; resumes after Last-Event-ID (or ?after=) with no gap and no duplicate",
-        tags: ['events'],
-        // What the stream checks before it opens (store.read), shown as the table's routes show their field's policy.
         security: PERMISSIONS['store.read'].scopes.map((scope) => ({ bearer: [scope] })),
         'x-souk-policy': describePolicy(policies.store('store.read')),
+        summary: "A store's events as server-sent events; resumes after Last-Event-ID (or ?after=) with no gap and no duplicate",
+        tags: ['events'],
         parameters: [
           { name: 'storeId', in: 'path', required: true, schema: { type: 'string' } },
           { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'Send the kept events after this id first.' },

@@ -4,9 +4,8 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
-import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify';
-import type { GraphQLFormattedError, GraphQLSchema, ExecutionResult } from 'graphql';
-import { GraphQLError, specifiedRules, validate } from 'graphql';
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { graphqlLimits } from './graphql-limits.js';
 import { compileRoutes, registerRoutes, tokenCheckedByRoute } from '../../rest-compat/router.js';
 import { buildOpenApi } from '../../rest-compat/openapi.js';
@@ -19,7 +18,8 @@ import { mapGraphQLError } from '../edge/graphql-errors.js';
 import { sendProblem } from '../edge/http-problem.js';
 import { logRequests, noteContext, noteOf, requestId, sendNotedCookies } from '../edge/request-log.js';
 import { OperationCache } from '../edge/executor.js';
-import { allowOrigins, carryHeaders } from './cors.js';
+import { allowOrigins } from './cors.js';
+import { registerGraphqlStream } from './graphql-stream.js';
 import { registerProbes } from './probes.js';
 import { serveGraphiql } from './explore.js';
 import type { OpenApiPaths } from '../core/module.js';
@@ -318,28 +318,12 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     context: (req: FastifyRequest) => requestContext(req),
   } as never);
 
-  const sse = createSseHandler<Record<PropertyKey, unknown>>({
+  registerGraphqlStream(app, deps, {
     schema,
-    validate: (s, document) => validate(s, document, [...specifiedRules, ...limits.validationRules]),
-    context: async (req) => (await requestContext(req.raw)) as unknown as Record<PropertyKey, unknown>,
-    onNext: (_ctx, _req, result) => {
-      const r = result as ExecutionResult;
-      if (!r.errors?.length) return;
-      return { ...r, errors: r.errors.map((e) => formatGraphQLError(e.toJSON(), e)) } as unknown as ExecutionResult;
-    },
-  });
-  app.route({
-    method: ['GET', 'POST', 'PUT', 'DELETE'],
-    url: '/graphql/stream',
-    handler: async (req, reply) => {
-      try {
-        carryHeaders(reply);
-        await sse(req, reply);
-      } catch (err) {
-        req.log.error({ err }, 'graphql-sse failed');
-        if (!reply.sent) sendProblem(reply, problem('INTERNAL', 'Internal server error'));
-      }
-    },
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
+    context: requestContext,
+    formatError: formatGraphQLError,
   });
 
   const compiled = compileRoutes(schema);

@@ -76,6 +76,7 @@ export async function resolveActor(em: EntityManager, presented: string, session
       scopes: token.kind === 'oauth' ? (token.scopes ?? []) : null,
       appId: token.appId,
       platformRole: token.platformRole,
+      expiresAt: token.expiresAt,
     },
     failure: null,
   };

@@ -21,6 +21,7 @@ export class ProcessAuthCache implements AuthCache {
   private members = new Map<string, { role: string | null; userId: string; at: number }>();
   /** Bumped by every invalidation: a read that began before one must not be stored. */
   epoch = 0;
+  private watchers = new Set<(userId: string | null) => void>();
 
   getToken(hash: string, now = Date.now()): CachedToken | undefined {
     const e = this.tokens.get(hash);
@@ -62,10 +63,16 @@ export class ProcessAuthCache implements AuthCache {
     if (userId === null) {
       this.tokens.clear();
       this.members.clear();
-      return;
+    } else {
+      for (const [k, e] of this.tokens) if (e.value.userId === userId) this.tokens.delete(k);
+      for (const [k, e] of this.members) if (e.userId === userId) this.members.delete(k);
     }
-    for (const [k, e] of this.tokens) if (e.value.userId === userId) this.tokens.delete(k);
-    for (const [k, e] of this.members) if (e.userId === userId) this.members.delete(k);
+    for (const fn of this.watchers) fn(userId);
+  }
+
+  watch(listener: (userId: string | null) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
   }
 }
 
