@@ -17,8 +17,9 @@ before(async () => {
   svc = await startTestService({}, { databaseUrl: null, dataDir });
   api = client(svc.url);
 });
+let closed = false;
 after(async () => {
-  await svc.close();
+  if (!closed) await svc.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -134,4 +135,27 @@ test('names refuse control characters and bidi overrides; list-stores prints sto
   assert.equal(listed.code, 0, listed.stderr);
   assert.ok(listed.stdout.includes('Evil\\u{1b}]0;pwned\\u{7}\\u{202e}Name'), listed.stdout);
   assert.doesNotMatch(listed.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+});
+
+test('the service stops while admin connections are open: one answered and still writing, one half a line in', { timeout: 120_000 }, async () => {
+  const answered = connect({ path: adminSocketPath(dataDir), allowHalfOpen: true });
+  answered.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    answered.on('error', reject);
+    answered.on('connect', () => answered.write('{"argv":["list-stores"]}\n'));
+    // After the answer, the client keeps writing and never ends its side.
+    answered.once('data', () => {
+      answered.write('more\n');
+      resolve();
+    });
+  });
+  const idle = connect(adminSocketPath(dataDir));
+  await new Promise<void>((resolve, reject) => idle.on('connect', () => idle.write('{"argv":', () => resolve())).on('error', reject));
+  answered.on('error', () => {});
+  idle.on('error', () => {});
+  // Before: the server waited for the answered connection (paused, its end never read) and never closed.
+  await svc.close();
+  closed = true;
+  answered.destroy();
+  idle.destroy();
 });

@@ -26,7 +26,17 @@ const NEW_WILAYAS: Record<string, string> = {
 };
 const ARABIC = /^[\u0600-\u06FF\s'()-]+$/u;
 
-describe('geo data (CONTRACT-3 §17.3)', () => {
+/** The dataset is installed beside the code, not committed (src/domains/geo/data/SOURCE.md). */
+const installed = (() => {
+  try {
+    return geoStates('DZ') !== null;
+  } catch {
+    return false;
+  }
+})();
+if (!installed) console.log('# geo: the GeoAlgeria data is not installed here (node scripts/geo-data.mjs <dataset>, or SOUK_GEO_DATA_DIR); its tests are skipped');
+
+describe('geo data (CONTRACT-3 §17.3)', { skip: !installed && 'the geo dataset is not installed' }, () => {
   before(async () => {
     svc = await startTestService();
     api = client(svc.url);

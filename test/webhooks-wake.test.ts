@@ -23,7 +23,7 @@ before(async () => {
   // A web process sends nothing itself: what wakes a worker is all that leaves it.
   svc = await startTestService({ SOUK_ROLE: 'web', SOUK_WEBHOOK_ALLOW_LOOPBACK: '1' });
   api = client(svc.url);
-  listener = new pg.Client({ connectionString: svc.service.deps.db.connection.connectionString });
+  listener = new pg.Client({ ...svc.service.deps.db.connection });
   await listener.connect();
   listener.on('notification', (msg) => {
     if (msg.channel !== DELIVERY_CHANNEL) return;

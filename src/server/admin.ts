@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -150,11 +150,18 @@ export const adminModule: Module = {
     if (path.length > 100) return;
     mkdirSync(deps.config.dataDir, { recursive: true });
     rmSync(path, { force: true });
+    const open = new Set<Socket>();
     const server: Server = createServer((socket) => {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
       let input = '';
       socket.setEncoding('utf8');
       const reply = (result: AdminResult) => {
-        if (!socket.destroyed) socket.end(`${JSON.stringify(result)}\n`);
+        if (socket.destroyed) return;
+        socket.end(`${JSON.stringify(result)}\n`);
+        // Read (and drop) what else comes, so the peer's end is seen and the socket closes:
+        // a paused socket never closes, and the server's close would wait for it forever.
+        socket.resume();
       };
       const onData = (chunk: string) => {
         input += chunk;
@@ -180,7 +187,10 @@ export const adminModule: Module = {
     }
     chmodSync(path, 0o600);
     return async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A command still running when the service stops gets no answer: its client sees the close.
+      for (const socket of open) socket.destroy();
+      await closed;
       rmSync(path, { force: true });
     };
   },

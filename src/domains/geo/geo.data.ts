@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../core/errors.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
@@ -25,6 +25,21 @@ interface CountryData {
  * scripts/geo-data.mjs generates from a maintained public dataset (data/SOURCE.md).
  */
 const FILES: Record<string, string> = { DZ: 'dz.json' };
+
+/**
+ * Where a generated file may be: SOUK_GEO_DATA_DIR, then beside this module, then the
+ * directory a deployment shares with its steering repository. The dataset is installed,
+ * not committed: its text comes from outside this repository.
+ */
+function dataPath(file: string): string | null {
+  const dirs = [
+    process.env.SOUK_GEO_DATA_DIR,
+    join(PROJECT_ROOT, 'src', 'domains', 'geo', 'data'),
+    join(PROJECT_ROOT, '..', 'shared', 'data', 'geo'),
+  ];
+  for (const dir of dirs) if (dir && existsSync(join(dir, file))) return join(dir, file);
+  return null;
+}
 const loaded = new Map<string, CountryData>();
 
 /** Read once, on first use: the answers are shared, never copied per call. */
@@ -35,10 +50,12 @@ function countryData(country: string): CountryData | null {
   let data = loaded.get(key);
   if (!data) {
     let raw: { [country: string]: Array<GeoState & { cities: GeoCity[] }> };
+    const path = dataPath(file);
     try {
-      raw = JSON.parse(readFileSync(join(PROJECT_ROOT, 'src', 'domains', 'geo', 'data', file), 'utf8'));
+      if (!path) throw new Error('absent');
+      raw = JSON.parse(readFileSync(path, 'utf8'));
     } catch {
-      throw new AppError('NOT_CONFIGURED', `The geo data of ${key} is not installed on this server (scripts/geo-data.mjs generates it)`);
+      throw new AppError('NOT_CONFIGURED', `The geo data of ${key} is not installed on this server (scripts/geo-data.mjs generates it; SOUK_GEO_DATA_DIR says where it is)`);
     }
     const list = raw[key];
     data = {
@@ -60,6 +77,16 @@ export function geoCities(country: string, stateCode: string): Array<{ name: str
   return (countryData(country)?.cities.get(stateCode) as GeoCity[] | undefined) ?? null;
 }
 
+/** State codes of a country, known without its dataset: Algeria's wilayas are numbered 01 to 69 by law. */
+const STATE_CODES: Record<string, RegExp> = { DZ: /^(0[1-9]|[1-5][0-9]|6[0-9])$/ };
+
+/** Whether a code names a state; shipping checks it even where the dataset is not installed. */
 export function isStateCode(country: string, code: string): boolean {
-  return countryData(country)?.cities.has(code) ?? false;
+  try {
+    return countryData(country)?.cities.has(code) ?? false;
+  } catch (err) {
+    const pattern = STATE_CODES[country.toUpperCase()];
+    if (err instanceof AppError && pattern) return pattern.test(code);
+    throw err;
+  }
 }
