@@ -76,6 +76,15 @@ describe('storefront: store handle and settings', () => {
     assert.equal(given.body.slug, 'given-handle');
   });
 
+  test('30 stores created at once under one name: all created, each with its own derived slug (5 runs)', async () => {
+    const owner = await signup(api, 'Owner');
+    for (let run = 0; run < 5; run++) {
+      const made = await Promise.all(Array.from({ length: 30 }, () => api('POST', '/v1/stores', { token: owner.token, body: { name: `Same Name ${run}` } })));
+      assert.deepEqual([...new Set(made.map((r) => r.status))], [201], made.find((r) => r.status !== 201)?.text);
+      assert.equal(new Set(made.map((r) => r.body.slug)).size, 30);
+    }
+  });
+
   test('storefront settings: defaults, partial changes by owners and admins, bounds → 400 at the field', async () => {
     const s = await ownerWithStore(api);
     const got = await api('GET', `/v1/stores/${s.storeId}`, { token: s.token });

@@ -45,6 +45,9 @@ const slugTaken = () => conflict('This slug is taken by another store');
 
 async function derivedSlug(tx: Ctx, name: string): Promise<string> {
   const base = slugBase(name);
+  // Stores named alike derive one at a time (until their transactions end): otherwise a burst
+  // of same-named creates keeps colliding on the unique index and runs out of retries.
+  await tx.em.execute('select pg_advisory_xact_lock(hashtext(?))', [`store-slug:${base}`]);
   // A base holds only a-z, 0-9 and dashes: nothing LIKE would read as a wildcard.
   const rows = await tx.em.execute<Array<{ slug: string }>>('select slug from stores where slug = ? or slug like ?', [base, `${base}-%`]);
   return freeSlugOf(base, new Set(rows.map((r) => r.slug)));
