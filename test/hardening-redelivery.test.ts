@@ -42,13 +42,23 @@ after(async () => {
 });
 
 test('SIGKILL a replica holding claimed deliveries: the other sends them within 45 s, same X-Svc-Delivery', { skip }, async () => {
+  // B is stopped (SIGSTOP) while A takes the work: every replica is woken by the same
+  // notification, so a running B could claim it all and leave A nothing in flight to die with.
   const [A, B] = await Promise.all([startReplica('A'), startReplica('B')]);
+  B.proc.kill('SIGSTOP');
   const apiA: Api = client(A.url);
   const s = await ownerWithStore(apiA);
   const path = `/crash/${s.storeId}`;
   const mine = (r: { path: string }) => r.path === path;
-  // The receiver holds every answer, so deliveries are in flight (claimed, sent, unrecorded) when A dies.
-  rx.setResponder((req, res) => setTimeout(() => res.writeHead(200).end('ok'), mine(req) ? 3_000 : 0));
+  // The receiver holds every answer until A is dead, so deliveries are in flight (claimed, sent,
+  // unrecorded) when it dies; after that it answers at once.
+  let killed = false;
+  const held: Array<() => void> = [];
+  rx.setResponder((req, res) => {
+    const answer = () => res.writeHead(200).end('ok');
+    if (mine(req) && !killed) held.push(answer);
+    else answer();
+  });
   const hook = await apiA('POST', `/v1/stores/${s.storeId}/integrations/webhooks`, { token: s.token, body: { name: 'rx', url: rx.url.replace('/hook', path) } });
   assert.equal(hook.status, 201, hook.text);
 
@@ -64,6 +74,10 @@ test('SIGKILL a replica holding claimed deliveries: the other sends them within 
   A.proc.kill('SIGKILL');
   const killedAt = Date.now();
   await new Promise((r) => (A.alive ? A.proc.once('exit', r) : r(null)));
+  B.proc.kill('SIGCONT');
+  killed = true;
+  // B's own held requests are answered now; A's went with its sockets.
+  for (const answer of held.splice(0)) answer();
 
   const pool = new pg.Client({ connectionString: db.url! });
   await pool.connect();
