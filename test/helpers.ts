@@ -191,10 +191,12 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
 export async function statementsOf(_svc: TestService, fn: () => Promise<unknown>): Promise<string[]> {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
-  const seen: string[] = [];
+  // Statements by client, so a background sweep's transaction (the lease sweeps claim rows with
+  // SKIP LOCKED, which no request path does) can be told from the request's own statements.
+  const seen: Array<{ client: unknown; text: string }> = [];
   proto.query = function (this: unknown, ...args: unknown[]) {
     const q = args[0] as string | { text?: string };
-    seen.push(typeof q === 'string' ? q : String(q?.text ?? q));
+    seen.push({ client: this, text: typeof q === 'string' ? q : String(q?.text ?? q) });
     return original.apply(this, args);
   };
   try {
@@ -202,7 +204,20 @@ export async function statementsOf(_svc: TestService, fn: () => Promise<unknown>
   } finally {
     proto.query = original;
   }
-  return seen;
+  const sweeps = new Set<number>();
+  const open = new Map<unknown, number[]>();
+  seen.forEach(({ client, text }, i) => {
+    if (/^\s*begin\b/i.test(text)) open.set(client, [i]);
+    else if (open.has(client)) {
+      open.get(client)!.push(i);
+      if (/^\s*(commit|rollback)\b/i.test(text)) {
+        const group = open.get(client)!;
+        open.delete(client);
+        if (group.some((j) => /\bskip locked\b/i.test(seen[j].text))) for (const j of group) sweeps.add(j);
+      }
+    }
+  });
+  return seen.filter((_, i) => !sweeps.has(i)).map((s) => s.text);
 }
 
 /** A free loopback port, for a service started in a child process. */

@@ -74,9 +74,14 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
   return { order: view, entity: order, statusName: d.statusName, token: token.token };
 }
 
+export type { OrderRisk };
+
+/** What a customer may be shown of an order: the entity stays inside this domain. */
+export type CustomerOrderFields = Readonly<Pick<Order, 'id' | 'currency' | 'paymentStatus' | 'items' | 'discount' | 'shippingCost' | 'total' | 'createdAt' | 'updatedAt'>>;
+
 /** What the customer's view of an order reads: the order and its status's name and kind. */
 export interface CustomerOrder {
-  order: Order;
+  order: CustomerOrderFields;
   statusName: string;
   statusKind: string;
 }

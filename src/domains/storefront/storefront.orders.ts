@@ -5,11 +5,10 @@ import { lineMinor, toMajor } from '../../core/money.js';
 import type { TxCtx } from '../../core/tx.js';
 import type { CommittedEvent } from '../../events/bus.js';
 import { itemsTotal } from '../orders/order.money.js';
-import { cancelWhileNew, customerOrder } from '../orders/order.customer.js';
+import { cancelWhileNew, customerOrder, type CustomerOrderFields } from '../orders/order.customer.js';
 import type { OrderWrite } from '../orders/order.hooks.js';
 import type { OrderType } from '../orders/order.types.js';
 import { parcelsOfOrder, type ParcelTracking } from '../carrier/parcel.tracking.js';
-import type { Order } from '../orders/order.entity.js';
 import { allowOrigin, findOpenStore } from './storefront.access.js';
 import type { PublicOrderType } from './storefront.types.js';
 
@@ -36,7 +35,7 @@ export async function publicOrder(ctx: Ctx, storeId: string, orderId: string): P
 
 /** The customer's view of an order from what was read (or just written) of it. */
 export function publicOrderView(
-  order: Order,
+  order: CustomerOrderFields,
   status: { name: string; kind: string },
   history: ReadonlyArray<{ at: Date | string; name: string; kind: string }>,
   parcels: readonly ParcelTracking[],
