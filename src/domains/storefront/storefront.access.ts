@@ -83,6 +83,9 @@ async function buyerAddress(ctx: Ctx, storeId: string): Promise<string> {
  * its list is empty, never credentials. A store with a list varies by Origin, and a denied origin
  * gets no Allow-Origin at all (the edge gives `*` only where no store decided).
  */
+/** A header the edge removes before answering: the store's list decided this answer's CORS. */
+export const STORE_DECIDED_CORS = 'x-souk-store-cors';
+
 export function allowOrigin(ctx: Ctx, settings: StorefrontSettings): void {
   if (!ctx.setHeader) return;
   if (!settings.allowedOrigins.length) {
@@ -90,6 +93,8 @@ export function allowOrigin(ctx: Ctx, settings: StorefrontSettings): void {
     return;
   }
   ctx.setHeader('vary', 'Origin');
+  // The store decided (the CORS plugin varies by Origin on every answer, so Vary cannot say it).
+  ctx.setHeader(STORE_DECIDED_CORS, '1');
   const origin = ctx.header?.('origin')?.toLowerCase();
   if (origin && settings.allowedOrigins.includes(origin)) ctx.setHeader('access-control-allow-origin', origin);
 }

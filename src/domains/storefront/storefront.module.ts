@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { systemContext, type Deps } from '../../core/context.js';
 import { AppError, problem } from '../../core/errors.js';
 import type { Module } from '../../core/module.js';
-import { BUYER_IP_HEADER, findOpenStore, STOREFRONT_KEY_HEADER } from './storefront.access.js';
+import { BUYER_IP_HEADER, findOpenStore, STORE_DECIDED_CORS, STOREFRONT_KEY_HEADER } from './storefront.access.js';
 import { noteStatusChange } from './storefront.orders.js';
 
 /**
@@ -61,8 +61,9 @@ export const storefrontModule: Module = {
       // Where no store decided (its 404, a geo read), any origin may read the answer; never with credentials.
       app.addHook('onSend', async (req, reply, payload) => {
         if (!isShopperPath(req.url) || req.method === 'OPTIONS') return payload;
-        const vary = String(reply.getHeader('vary') ?? '');
-        if (!reply.hasHeader('access-control-allow-origin') && !/\borigin\b/i.test(vary)) reply.header('access-control-allow-origin', '*');
+        const decided = reply.hasHeader(STORE_DECIDED_CORS);
+        reply.removeHeader(STORE_DECIDED_CORS);
+        if (!decided && !reply.hasHeader('access-control-allow-origin')) reply.header('access-control-allow-origin', '*');
         reply.removeHeader('access-control-allow-credentials');
         reply.header('access-control-expose-headers', EXPOSED_HEADERS);
         return payload;
