@@ -1,108 +1,28 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { pgConnection } from '../src/config.js';
 import type { ReadRoute, ReplicaState } from '../src/db/replicas.js';
-import { client, freePort, freshDatabase, memberWithRole, ownerWithStore, startTestService, until, type Api, type TestService } from './helpers.js';
+import { client, freshDatabase, memberWithRole, ownerWithStore, startTestService, until, type Api, type TestService } from './helpers.js';
+import { makeReplica, type PgReplica } from './pg-replica.js';
 
 /**
- * Read replicas against a real streaming replica of the test's PostgreSQL server: made with
- * pg_basebackup, started with pg_ctl on a spare loopback port (as the postgres user when the
- * test runs as root), stopped and removed at the end. One replica for the whole file.
+ * Read replicas against a real streaming replica of the test's PostgreSQL server (pg_basebackup,
+ * pg_ctl on a spare loopback port; see pg-replica.ts), one for the whole file, removed at the end.
  */
-const run = promisify(execFile);
-
-/** Debian's server binaries, newest version first. */
-function serverBin(): string | null {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
-  for (const v of versions) {
-    const bin = join(root, v, 'bin');
-    if (existsSync(join(bin, 'pg_basebackup')) && existsSync(join(bin, 'pg_ctl'))) return bin;
-  }
-  return null;
-}
-
-/** PostgreSQL refuses to run as root: its binaries then run as the postgres user. */
-const asRoot = process.getuid?.() === 0;
-const pgCmd = (bin: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', bin, ...args]) : run(bin, args));
-
-const bin = serverBin();
-const skipReason = !process.env.DATABASE_URL
-  ? 'needs a real PostgreSQL (DATABASE_URL): a streaming replica follows a server'
-  : !bin
-    ? 'needs the PostgreSQL server binaries (pg_basebackup, pg_ctl under /usr/lib/postgresql/*/bin)'
-    : asRoot && !(await run('id', ['-u', 'postgres']).then(() => true, () => false))
-      ? 'runs as root without a postgres user to run the replica as'
-      : null;
-
-let replicaDir = '';
+let replica: PgReplica | null = null;
 let dataDir = '';
-let replicaPort = 0;
-let replicaRunning = false;
 let db: Awaited<ReturnType<typeof freshDatabase>> | null = null;
 let svc: TestService | null = null;
-let setupSkip: string | null = skipReason;
+let setupSkip: string | null = process.env.DATABASE_URL ? null : 'needs a real PostgreSQL (DATABASE_URL): a streaming replica follows a server';
 
-/** Makes and starts the replica; a refusal from the server (no replication allowed) is a skip, said plainly. */
-async function startReplica(primaryUrl: string): Promise<string | null> {
-  const p = pgConnection(primaryUrl);
-  replicaDir = mkdtempSync(join(tmpdir(), 'souk-replica-'));
-  if (asRoot) chownSync(replicaDir, Number((await run('id', ['-u', 'postgres'])).stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
-  const data = join(replicaDir, 'data');
-  try {
-    await pgCmd(join(bin!, 'pg_basebackup'), ['-h', p.host, '-p', String(p.port), '-U', p.user, '-D', data, '-R', '-X', 'stream', '-c', 'fast']);
-  } catch (err) {
-    const stderr = String((err as { stderr?: unknown }).stderr ?? err).trim();
-    return `this server refuses replication connections (pg_hba.conf needs "host replication all 127.0.0.1/32 trust"; .ci/run adds it): ${stderr}`;
-  }
-  // A standby needs these at least as high as its primary's.
-  const admin = new pg.Client({ ...p });
-  await admin.connect();
-  const { rows } = await admin.query<{ name: string; setting: string }>(
-    "select name, setting from pg_settings where name in ('max_connections', 'max_worker_processes', 'max_wal_senders', 'max_prepared_transactions', 'max_locks_per_transaction')",
-  );
-  await admin.end();
-  replicaPort = await freePort();
-  const conf = [
-    "listen_addresses = '127.0.0.1'",
-    `port = ${replicaPort}`,
-    `unix_socket_directories = '${replicaDir}'`,
-    'hot_standby = on',
-    'fsync = off',
-    'shared_buffers = 32MB',
-    ...rows.map((r) => `${r.name} = ${r.setting}`),
-  ];
-  writeFileSync(join(data, 'postgresql.conf'), conf.join('\n') + '\n');
-  writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
-  if (asRoot) await run('chown', ['-R', 'postgres:postgres', replicaDir]);
-  await pgCmd(join(bin!, 'pg_ctl'), ['-D', data, '-l', join(replicaDir, 'log'), '-w', '-t', '60', 'start']);
-  replicaRunning = true;
-  return null;
-}
-
-async function stopReplica(): Promise<void> {
-  if (!replicaRunning) return;
-  replicaRunning = false;
-  await pgCmd(join(bin!, 'pg_ctl'), ['-D', join(replicaDir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
-}
+const database = () => pgConnection(db!.url!).database;
 
 /** A query on the replica itself. */
-async function onReplica<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ host: '127.0.0.1', port: replicaPort, user: pgConnection(db!.url!).user, database: pgConnection(db!.url!).database });
-  await c.connect();
-  try {
-    return (await c.query<T>(sql, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
+const onReplica = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => replica!.query<T>(database(), sql, params);
 
 /** Resolves once the service's one replica is in `state` (now, or at a later check). */
 function replicaState(reads: ReadRoute, state: ReplicaState): Promise<void> {
@@ -126,9 +46,8 @@ async function caughtUp(): Promise<void> {
 }
 
 async function startService(maxLagMs: number): Promise<TestService> {
-  const u = pgConnection(db!.url!);
   return startTestService(
-    { SOUK_DATABASE_REPLICA_URLS: `postgres://${u.user}@127.0.0.1:${replicaPort}/${u.database}`, SOUK_REPLICA_MAX_LAG_MS: String(maxLagMs), SOUK_METRICS: '1' },
+    { SOUK_DATABASE_REPLICA_URLS: replica!.url(database()), SOUK_REPLICA_MAX_LAG_MS: String(maxLagMs), SOUK_METRICS: '1' },
     { databaseUrl: db!.url, dataDir: (dataDir ||= mkdtempSync(join(tmpdir(), 'souk-test-'))) },
   );
 }
@@ -162,8 +81,12 @@ describe('read replicas (a real streaming replica)', () => {
   before(async () => {
     if (setupSkip) return;
     db = await freshDatabase();
-    setupSkip = await startReplica(db.url!);
-    if (setupSkip) return;
+    const made = await makeReplica(db.url!);
+    if ('skip' in made) {
+      setupSkip = made.skip;
+      return;
+    }
+    replica = made;
     // A lag bound no test step comes near: the replica stays in use while its replay is paused.
     svc = await startService(600_000);
     api = client(svc.url);
@@ -171,9 +94,8 @@ describe('read replicas (a real streaming replica)', () => {
 
   after(async () => {
     await svc?.close();
-    await stopReplica();
+    await replica?.remove();
     await db?.drop();
-    if (replicaDir) rmSync(replicaDir, { recursive: true, force: true });
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -236,7 +158,7 @@ describe('read replicas (a real streaming replica)', () => {
   test('with the replica down, reads still answer (from the primary)', async (t) => {
     if (setupSkip) return t.skip(setupSkip);
     const reads = svc!.service.deps.db.reads;
-    await stopReplica();
+    await replica!.stop();
     await replicaState(reads, 'down');
     assert.match(reads.status()[0].reason ?? '', /unreachable/);
     assert.deepEqual(await shopNames(), ['Green Tea']);
