@@ -89,7 +89,8 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     const orm = await initOrm(target, ENTITIES);
     cleanups.push(() => orm.close(true));
     const log = opts.log ?? createLogger(config.logLevel);
-    const replicas = startReadReplicas(orm, target.replicas, { maxLagMs: config.replicaMaxLagMs, log });
+    // A worker serves no reads: it neither checks nor uses the replicas.
+    const replicas = startReadReplicas(orm, config.role === 'worker' ? [] : target.replicas, { maxLagMs: config.replicaMaxLagMs, log });
     target.reads = replicas.route;
     cleanups.push(() => replicas.close());
     // The platform services are built here, so every field of Deps is set before any module starts.

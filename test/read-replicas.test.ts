@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { pgConnection } from '../src/config.js';
+import { loadConfig, pgConnection } from '../src/config.js';
 import type { ReadRoute, ReplicaState } from '../src/db/replicas.js';
 import { client, freshDatabase, memberWithRole, ownerWithStore, startTestService, until, type Api, type TestService } from './helpers.js';
 import { makeReplica, type PgReplica } from './pg-replica.js';
@@ -165,5 +165,30 @@ describe('read replicas (a real streaming replica)', () => {
     assert.equal(await shopProduct(), 'Green Tea');
     assert.deepEqual(await listNames(reader.token), ['Green Tea']);
     assert.equal(await orderCount(reader.token), 1);
+  });
+});
+
+describe('SOUK_DATABASE_REPLICA_URLS and SOUK_REPLICA_MAX_LAG_MS', () => {
+  const base = { SOUK_DATA_DIR: mkdtempSync(join(tmpdir(), 'souk-config-')), DATABASE_URL: 'postgres://app@db.internal:5432/shop' };
+  after(() => rmSync(base.SOUK_DATA_DIR, { recursive: true, force: true }));
+
+  test('a comma list in either libpq form; the default lag bound is 1 s', () => {
+    const c = loadConfig({ ...base, SOUK_DATABASE_REPLICA_URLS: 'postgres://app:pw@replica-1:6432/shop , host=/var/run/replica-2 port=5433 dbname=shop user=app' });
+    assert.deepEqual(c.databaseReplicaConnections, [
+      { host: 'replica-1', port: 6432, user: 'app', database: 'shop', password: 'pw' },
+      { host: '/var/run/replica-2', port: 5433, user: 'app', database: 'shop' },
+    ]);
+    assert.equal(c.replicaMaxLagMs, 1000);
+    assert.equal(loadConfig({ ...base, SOUK_REPLICA_MAX_LAG_MS: '250' }).replicaMaxLagMs, 250);
+    assert.deepEqual(loadConfig(base).databaseReplicaConnections, []);
+  });
+
+  test('refused at start: replicas without DATABASE_URL, an unreadable entry (named, never echoed), a lag bound out of range', () => {
+    assert.throws(() => loadConfig({ SOUK_DATA_DIR: base.SOUK_DATA_DIR, SOUK_DATABASE_REPLICA_URLS: 'postgres://app@replica-1/shop' }), /SOUK_DATABASE_REPLICA_URLS needs DATABASE_URL/);
+    assert.throws(
+      () => loadConfig({ ...base, SOUK_DATABASE_REPLICA_URLS: 'postgres://app@replica-1/shop,mysql://root:s3cret@x/y' }),
+      (err: Error) => /SOUK_DATABASE_REPLICA_URLS \(entry 2\) must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('s3cret'),
+    );
+    assert.throws(() => loadConfig({ ...base, SOUK_REPLICA_MAX_LAG_MS: '5' }), /SOUK_REPLICA_MAX_LAG_MS must be an integer between 10 and 3600000/);
   });
 });
