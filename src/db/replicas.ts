@@ -85,6 +85,13 @@ export const checkIntervalMs = (maxLagMs: number) => Math.min(1000, Math.max(100
  */
 export const readYourWritesMs = (maxLagMs: number) => 2 * (maxLagMs + checkIntervalMs(maxLagMs));
 
+/** Errors that say the server is gone, not that the statement failed: connection exceptions, shutdowns, sockets closed. */
+function connectionLost(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('ECONN') || code === 'EPIPE')) return true;
+  return /Connection terminated|connection to server .* failed/i.test(err.message);
+}
+
 class Replica {
   state: ReplicaState = 'unknown';
   lagMs: number | null = null;
@@ -100,10 +107,25 @@ class Replica {
     private readonly target: PgConnection,
     orm: MikroORM<PostgreSqlDriver>,
     connection: Connection,
+    onLost: (replica: Replica) => void,
   ) {
     // The ORM's driver with its connection swapped: queries, query builders and the raw pool of
     // an EntityManager built on it all reach the replica. Writes there fail (a standby is read-only).
-    this.driver = Object.create(orm.em.getDriver(), { connection: { value: connection }, replicas: { value: [] } }) as PostgreSqlDriver;
+    // A read that finds the replica gone takes it out at once, not at the next check.
+    const base = orm.em.getDriver();
+    this.driver = Object.create(base, {
+      connection: { value: connection },
+      replicas: { value: [] },
+      convertException: {
+        value: (err: Error) => {
+          if (this.state === 'ok' && connectionLost(err)) {
+            this.set('down', null, `lost during a read (${(err as { code?: string }).code ?? 'connection'})`);
+            onLost(this);
+          }
+          return base.convertException(err);
+        },
+      },
+    }) as PostgreSqlDriver;
     this.make = () => {
       const Em = orm.em.constructor as new (config: unknown, driver: PostgreSqlDriver, metadata: unknown, useContext: boolean) => EntityManager;
       return new Em(orm.config, this.driver, orm.getMetadata(), false);
@@ -142,7 +164,7 @@ class Replica {
     }
   }
 
-  private set(state: ReplicaState, lagMs: number | null, reason: string | null): void {
+  set(state: ReplicaState, lagMs: number | null, reason: string | null): void {
     this.state = state;
     this.lagMs = lagMs;
     this.reason = reason;
@@ -187,7 +209,11 @@ export function startReadReplicas(
   // picks among the healthy ones itself.
   const connections = (orm.em.getDriver() as unknown as { replicas: Connection[] }).replicas;
   if (!targets.length || connections.length !== targets.length) return { route: PRIMARY_READS, async close() {} };
-  const replicas = targets.map((t, i) => new Replica(replicaName(t), t, orm, connections[i]));
+  const lost = (r: Replica) => {
+    opts.log?.warn({ replica: r.name, state: r.state, reason: r.reason }, 'read replica skipped: reads go to the primary');
+    changes.emit('change', route.status());
+  };
+  const replicas = targets.map((t, i) => new Replica(replicaName(t), t, orm, connections[i], lost));
   const interval = checkIntervalMs(opts.maxLagMs);
   const window = readYourWritesMs(opts.maxLagMs);
   const changes = new EventEmitter();
