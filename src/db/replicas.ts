@@ -48,6 +48,9 @@ export const PRIMARY_READS: ReadRoute = {
   watch: () => () => {},
 };
 
+/** How long opening a connection to a replica may take. */
+export const REPLICA_CONNECT_TIMEOUT_MS = 2000;
+
 /** Connections per replica pool (the catalog reads are one statement each). */
 export const REPLICA_POOL_MAX = 10;
 
@@ -63,7 +66,8 @@ export function replicaOptions(replicas: PgConnection[]) {
     driverOptions: {
       compileSqlOnError: false,
       pool: { min: 0, max: REPLICA_POOL_MAX, afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => done(null, conn) },
-      ...(c.ssl === undefined ? {} : { connection: { ssl: c.ssl } }),
+      // A replica that stops answering costs a read this long at most before the primary answers it.
+      connection: { connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS, ...(c.ssl === undefined ? {} : { ssl: c.ssl }) },
     },
   }));
 }
@@ -85,8 +89,14 @@ export const checkIntervalMs = (maxLagMs: number) => Math.min(1000, Math.max(100
  */
 export const readYourWritesMs = (maxLagMs: number) => 2 * (maxLagMs + checkIntervalMs(maxLagMs));
 
+/** Replica EntityManagers → the request's own (the primary's), for a read whose replica went away under it. */
+const fallbacks = new WeakMap<object, EntityManager>();
+
+/** The primary's EntityManager of the request a replica EntityManager reads for; undefined for any other. */
+export const primaryFallback = (em: object): EntityManager | undefined => fallbacks.get(em);
+
 /** Errors that say the server is gone, not that the statement failed: connection exceptions, shutdowns, sockets closed. */
-function connectionLost(err: Error): boolean {
+export function connectionLost(err: Error): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('ECONN') || code === 'EPIPE')) return true;
   return /Connection terminated|connection to server .* failed/i.test(err.message);
@@ -252,6 +262,7 @@ export function startReadReplicas(
       if (!replica) return ctx.em;
       const em = replica.make();
       readEms.set(ctx.em, { em, replica });
+      fallbacks.set(em, ctx.em);
       return em;
     },
     ctx(ctx) {
