@@ -18,6 +18,8 @@ export interface PgReplica {
   url(database: string): string;
   query<T extends pg.QueryResultRow>(database: string, sql: string, params?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
+  /** Starts it again after `stop()`: it resumes streaming where it stopped. */
+  start(): Promise<void>;
   /** Stops it and removes its directory. */
   remove(): Promise<void>;
 }
@@ -72,9 +74,12 @@ export async function makeReplica(primaryUrl: string): Promise<PgReplica | { ski
     running = false;
     await pgCmd(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => {});
   };
-  try {
+  const start = async () => {
     await pgCmd(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
     running = true;
+  };
+  try {
+    await start();
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -92,6 +97,7 @@ export async function makeReplica(primaryUrl: string): Promise<PgReplica | { ski
       }
     },
     stop,
+    start,
     async remove() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

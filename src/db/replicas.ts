@@ -123,9 +123,23 @@ class Replica {
     // an EntityManager built on it all reach the replica. Writes there fail (a standby is read-only).
     // A read that finds the replica gone takes it out at once, not at the next check.
     const base = orm.em.getDriver();
+    // The ORM's reads (find, findOne, count) that find the replica gone run again on the primary.
+    const orPrimary = (method: 'find' | 'findOne' | 'count') => ({
+      value: async (...args: unknown[]) => {
+        try {
+          return await (base[method] as (...a: unknown[]) => Promise<unknown>).apply(this.driver, args);
+        } catch (err) {
+          if (!connectionLost(err as Error)) throw err;
+          return (base[method] as (...a: unknown[]) => Promise<unknown>).apply(base, args);
+        }
+      },
+    });
     this.driver = Object.create(base, {
       connection: { value: connection },
       replicas: { value: [] },
+      find: orPrimary('find'),
+      findOne: orPrimary('findOne'),
+      count: orPrimary('count'),
       convertException: {
         value: (err: Error) => {
           if (this.state === 'ok' && connectionLost(err)) {
