@@ -8,6 +8,7 @@ const runs = [
   ['http', { BENCH_SECONDS: '4' }],
   ['peer', { BENCH_SECONDS: '3' }],
   ['storefront', { BENCH_SECONDS: '3' }],
+  ['replicas', { BENCH_SECONDS: '3' }],
   ['startup', {}],
   ['batch', {}],
 ];

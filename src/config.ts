@@ -17,6 +17,10 @@ export interface Config {
   databaseUrl: string | null;
   /** DATABASE_URL read as libpq reads it, its gaps filled as libpq fills them (see `pgConnection`). */
   databaseConnection: PgConnection | null;
+  /** SOUK_DATABASE_REPLICA_URLS: streaming replicas of DATABASE_URL's server that take the reads that tolerate lag. */
+  databaseReplicaConnections: PgConnection[];
+  /** A replica further behind than this (SOUK_REPLICA_MAX_LAG_MS) is skipped until it catches up. */
+  replicaMaxLagMs: number;
   dataDir: string;
   production: boolean;
   secretKey: Buffer;
@@ -299,18 +303,18 @@ function keywordValues(raw: string): string | null {
  * PGPORT, else 5432; PGUSER, else the operating-system user; PGDATABASE, else the user name.
  * `sslmode` means what it means to libpq (`require` encrypts without checking the certificate).
  */
-export function pgConnection(raw: string, env: NodeJS.ProcessEnv = process.env): PgConnection {
+export function pgConnection(raw: string, env: NodeJS.ProcessEnv = process.env, name = 'DATABASE_URL'): PgConnection {
   const uri = /^postgres(ql)?:\/\//.test(raw) ? raw : keywordValues(raw);
-  if (!uri) throw new ConfigError('DATABASE_URL must be a PostgreSQL connection string: postgres://user@host:5432/db, postgres:///db?host=/var/run/postgresql, or host=... dbname=...');
+  if (!uri) throw new ConfigError(`${name} must be a PostgreSQL connection string: postgres://user@host:5432/db, postgres:///db?host=/var/run/postgresql, or host=... dbname=...`);
   let c: ReturnType<typeof parseConnectionString> & { dbname?: string };
   try {
     c = parseConnectionString(uri, { useLibpqCompat: true });
   } catch (err) {
     // The parser's own message, never the string: it may hold a password.
-    throw new ConfigError(`DATABASE_URL cannot be read: ${err instanceof Error && !(err instanceof TypeError) ? err.message : 'not a connection string (one host only, percent-encode a socket directory)'}`);
+    throw new ConfigError(`${name} cannot be read: ${err instanceof Error && !(err instanceof TypeError) ? err.message : 'not a connection string (one host only, percent-encode a socket directory)'}`);
   }
   const port = Number(c.port || env.PGPORT || 5432);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError('DATABASE_URL: the port must be between 1 and 65535');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError(`${name}: the port must be between 1 and 65535`);
   const user = c.user || env.PGUSER || userInfo().username;
   const host = c.host || env.PGHOST || SOCKET_DIRS.find((dir) => existsSync(join(dir, `.s.PGSQL.${port}`))) || 'localhost';
   return {
@@ -321,6 +325,21 @@ export function pgConnection(raw: string, env: NodeJS.ProcessEnv = process.env):
     ...(c.password ? { password: c.password } : {}),
     ...(c.ssl !== undefined && c.ssl !== null ? { ssl: c.ssl as boolean | ConnectionOptions } : {}),
   };
+}
+
+/**
+ * SOUK_DATABASE_REPLICA_URLS: comma-separated connection strings, each read as DATABASE_URL is.
+ * Replicas follow a server, so they need DATABASE_URL (the embedded database has none).
+ */
+function replicaConnections(env: NodeJS.ProcessEnv, databaseUrl: string | null): PgConnection[] {
+  const raw = env.SOUK_DATABASE_REPLICA_URLS;
+  if (raw === undefined || raw.trim() === '') return [];
+  if (!databaseUrl) throw new ConfigError('SOUK_DATABASE_REPLICA_URLS needs DATABASE_URL: replicas follow a PostgreSQL server, not the embedded database');
+  return raw
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map((u, i) => pgConnection(u, env, `SOUK_DATABASE_REPLICA_URLS (entry ${i + 1})`));
 }
 
 /**
@@ -344,6 +363,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     databaseUrl,
     databaseConnection: databaseUrl ? pgConnection(databaseUrl, env) : null,
+    databaseReplicaConnections: replicaConnections(env, databaseUrl),
+    replicaMaxLagMs: intVar(env, 'SOUK_REPLICA_MAX_LAG_MS', 1000, 10, 3_600_000),
     dataDir,
     production,
     secretKey: loadSecretKey(env, production, dataDir),

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { defaultPublicUrl, type Config } from './config.js';
 import { initOrm, openDatabase } from './db/orm.js';
+import { startReadReplicas } from './db/replicas.js';
 import { ENTITIES } from './domains/entities.js';
 import { createSchema } from './server/schema.js';
 import { createHttpServer } from './server/http.js';
@@ -88,6 +89,10 @@ export async function startService(config: Config, opts: { listen?: boolean; mod
     const orm = await initOrm(target, ENTITIES);
     cleanups.push(() => orm.close(true));
     const log = opts.log ?? createLogger(config.logLevel);
+    // A worker serves no reads: it neither checks nor uses the replicas.
+    const replicas = startReadReplicas(orm, config.role === 'worker' ? [] : target.replicas, { maxLagMs: config.replicaMaxLagMs, log });
+    target.reads = replicas.route;
+    cleanups.push(() => replicas.close());
     // The platform services are built here, so every field of Deps is set before any module starts.
     const base = { config, orm, embedded: target.embedded, db: target, log };
     const cpu = createCpuPool({ threads: config.cpuThreads, log });

@@ -11,6 +11,7 @@ import { pgConnection, type Config, type PgConnection } from '../config.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import { listenChannel, type Listener } from './listen.js';
+import { PRIMARY_READS, replicaOptions, type ReadRoute } from './replicas.js';
 import type { Deps } from '../core/context.js';
 import type { Logger } from '../core/log.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
@@ -36,6 +37,13 @@ export interface DatabaseTarget {
   /** node-postgres connection settings for other clients (the queue engine, LISTEN). */
   connection: PgConnection;
   embedded: boolean;
+  /** Streaming replicas of the server (SOUK_DATABASE_REPLICA_URLS), MikroORM's `replicas`. */
+  replicas: PgConnection[];
+  /**
+   * Where reads that tolerate lag go (`reads.em(ctx)`): a healthy replica or the primary. The
+   * primary only until `startReadReplicas` runs (service.ts, once the ORM is up).
+   */
+  reads: ReadRoute;
   /**
    * Calls `onPayload` for each NOTIFY on `channel` (committed transactions only); null after a
    * reconnect, when notifications may have been missed. Returns how to stop listening.
@@ -76,6 +84,9 @@ export function ormOptions(target: DatabaseTarget, entities: EntityList): Option
         conn.query(POOLED_CHANNELS.map((c) => `listen ${c}`).join('; '), (err: Error | null) => done(err, conn));
       },
     },
+    // Nothing reaches a replica unless routed there (db/replicas.ts): MikroORM would otherwise send
+    // every read outside a transaction to one, read-your-writes or not.
+    ...(target.replicas.length ? { replicas: replicaOptions(target.replicas), preferReadReplicas: false } : {}),
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
     forceUtcTimezone: true,
@@ -89,8 +100,16 @@ export function ormOptions(target: DatabaseTarget, entities: EntityList): Option
 }
 
 /** A PostgreSQL server: nothing to start or stop here. */
-export function serverTarget(connection: string | PgConnection): DatabaseTarget {
-  return { connection: typeof connection === 'string' ? pgConnection(connection) : connection, embedded: false, listen: listenChannel, pooled: new EventEmitter(), async close() {} };
+export function serverTarget(connection: string | PgConnection, replicas: PgConnection[] = []): DatabaseTarget {
+  return {
+    connection: typeof connection === 'string' ? pgConnection(connection) : connection,
+    embedded: false,
+    replicas,
+    reads: PRIMARY_READS,
+    listen: listenChannel,
+    pooled: new EventEmitter(),
+    async close() {},
+  };
 }
 
 /**
@@ -147,7 +166,7 @@ export async function makeEmbeddedTemplate(entities: EntityList): Promise<string
 
 export async function openDatabase(config: Config, log?: Logger): Promise<DatabaseTarget> {
   if (config.databaseConnection) {
-    return serverTarget(config.databaseConnection);
+    return serverTarget(config.databaseConnection, config.databaseReplicaConnections);
   }
   const template = embeddedTemplateDir();
   if (!existsSync(join(config.dataDir, 'pgdata')) && !existsSync(template)) {
@@ -161,6 +180,8 @@ function embeddedTarget(embedded: EmbeddedDatabase): DatabaseTarget {
   return {
     connection: { host: embedded.socketDir, port: embedded.port, database: 'postgres', user: 'postgres' },
     embedded: true,
+    replicas: [],
+    reads: PRIMARY_READS,
     pooled: new EventEmitter(),
     listen: async (_deps, channel, _name, onPayload) => ({ close: await embedded.listen(channel, onPayload) }),
     close: () => embedded.close(),

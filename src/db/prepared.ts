@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import { connectionLost, primaryFallback } from './replicas.js';
 
 /** Statement text (with `?` bindings) → its `$n` text and name; bounded, as texts are few. */
 const prepared = new Map<string, { text: string; name: string }>();
@@ -38,6 +39,19 @@ export async function queryPrepared<T>(conn: { query(q: pg.QueryConfig): Promise
  * connections, so a name a gone connection prepared still exists there, unknown to the next one.
  */
 export async function executePrepared<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  const primary = primaryFallback(em);
+  if (!primary) return runPrepared<T>(em, sql, params);
+  // On a read replica: one that went away under the read (it is taken out at once) leaves the read to the primary.
+  try {
+    return await runPrepared<T>(em, sql, params);
+  } catch (err) {
+    if (!connectionLost(err as Error)) throw err;
+    em.getDriver().convertException(err as Error);
+    return runPrepared<T>(primary, sql, params);
+  }
+}
+
+async function runPrepared<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   const { text, name } = prepare(sql);
   const client = em.getConnection().getKnex().client as { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> };
   const conn = await client.acquireConnection();

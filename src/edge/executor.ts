@@ -12,6 +12,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
+import type { Ctx } from '../core/context.js';
 
 /**
  * GraphQL execution through compiled operations (graphql-jit): an operation is turned once into
@@ -35,6 +36,7 @@ const COMPILE_AFTER = 2;
 interface Entry {
   uses: number;
   operation: Operation | null;
+  mutation: boolean;
 }
 
 /** graphql-js, for what is not compiled. */
@@ -113,6 +115,26 @@ function writableErrors(result: ExecutionResult): ExecutionResult {
 }
 
 /**
+ * A mutation keeps its request, and for a few seconds its caller, off the read replicas (see
+ * db/replicas.ts): noted when it starts and again when it ends, the window counting from the commit.
+ */
+function noteWrites(op: Operation, mutation: boolean): Operation {
+  if (!mutation) return op;
+  return {
+    compiled: op.compiled,
+    async run(contextValue, variableValues) {
+      const ctx = contextValue as Ctx;
+      ctx.deps.db.reads.wrote(ctx);
+      try {
+        return await op.run(contextValue, variableValues);
+      } finally {
+        ctx.deps.db.reads.wrote(ctx);
+      }
+    },
+  };
+}
+
+/**
  * Operations by document, compiled on their second use: documents come from the REST table
  * (fixed, parsed once) or from Apollo's document cache (the same object for the same text), so
  * the document object is the key and a forgotten document takes its operations with it.
@@ -127,12 +149,12 @@ export class OperationCache {
     if (!ops) this.byDocument.set(document, (ops = new Map()));
     const key = operationName ?? '';
     let entry = ops.get(key);
-    if (!entry) ops.set(key, (entry = { uses: 0, operation: null }));
+    if (!entry) ops.set(key, (entry = { uses: 0, operation: null, mutation: getOperationAST(document, operationName)?.operation === 'mutation' }));
     if (entry.operation) return entry.operation;
     if (++entry.uses >= COMPILE_AFTER) {
-      entry.operation = compileOperation(this.schema, document, operationName ?? undefined);
+      entry.operation = noteWrites(compileOperation(this.schema, document, operationName ?? undefined), entry.mutation);
       return entry.operation;
     }
-    return interpreted(this.schema, document, operationName ?? undefined);
+    return noteWrites(interpreted(this.schema, document, operationName ?? undefined), entry.mutation);
   }
 }

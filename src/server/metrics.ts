@@ -66,6 +66,24 @@ function createMetrics(deps: Deps): { registry: Registry; metrics: Metrics } {
       this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
   });
+  new Gauge({
+    name: 'souk_db_replica_up',
+    help: 'Read replicas (SOUK_DATABASE_REPLICA_URLS): 1 taking reads, 0 skipped (down, lagging beyond SOUK_REPLICA_MAX_LAG_MS, or not checked yet)',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const r of deps.db.reads.status()) this.set({ replica: r.name }, r.state === 'ok' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'souk_db_replica_lag_seconds',
+    help: 'How far each read replica was behind the primary at its last check',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const r of deps.db.reads.status()) if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs / 1000);
+    },
+  });
   return {
     registry,
     metrics: {

@@ -79,7 +79,7 @@ export async function listOrders(ctx: Ctx, storeId: string, f: OrderFilter) {
   if (f.createdAfter) created.$gte = parseInstant(f.createdAfter, 'createdAfter');
   if (f.createdBefore) created.$lt = parseInstant(f.createdBefore, 'createdBefore');
   if (Object.keys(created).length) where.createdAt = created;
-  const rows = await ctx.em.find(Order, where, { orderBy: { id: 'desc' }, limit: limit + 1 });
+  const rows = await ctx.deps.db.reads.em(ctx).find(Order, where, { orderBy: { id: 'desc' }, limit: limit + 1 });
   const p = page(rows, limit);
   return { data: p.data.map(orderView), nextCursor: p.nextCursor };
 }

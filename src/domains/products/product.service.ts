@@ -176,7 +176,7 @@ export async function listProducts(ctx: Ctx, storeId: string, args: { limit?: nu
   const limit = pageLimit(args.limit);
   const sql = args.status ? (args.cursor ? LIST_SQL.statusAfter : LIST_SQL.status) : args.cursor ? LIST_SQL.after : LIST_SQL.first;
   const params = [storeId, ...(args.status ? [args.status] : []), ...(args.cursor ? [args.cursor] : []), limit + 1];
-  const p = page(await readRows(ctx, sql, params), limit);
+  const p = page(await readRows(ctx.deps.db.reads.ctx(ctx), sql, params), limit);
   if (p.data.length) rememberCurrency(storeId, p.data[0].currency);
   // An empty page still needs the store to exist (a 404 as before, when the store was deleted).
   if (!p.data.length) await storeCurrency(ctx, storeId);

@@ -31,7 +31,7 @@ const PUBLIC_STORE = `select s.*, t.default_locale,
   left join lateral (select id, default_locale from store_templates where store_id = s.id order by id limit 1) t on true`;
 
 export async function publicStore(ctx: Ctx, ref: string): Promise<PublicStore> {
-  const [row] = await storefrontRead<OpenStoreRow & { default_locale: string | null; locales: string[] }>(ctx, PUBLIC_STORE, [ref, ref]);
+  const [row] = await storefrontRead<OpenStoreRow & { default_locale: string | null; locales: string[] }>(ctx.deps.db.reads.ctx(ctx), PUBLIC_STORE, [ref, ref]);
   if (!row) throw closedStore();
   const store = openStoreOf(ctx, row);
   await admit(ctx, store, { countRead: true });
@@ -192,7 +192,7 @@ export async function listPublicProducts(ctx: Ctx, ref: string, args: ProductLis
   if (q) params.push(`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   if (cursor) params.push(...(sort === 'newest' ? [cursor.id] : [cursor.key, cursor.id]));
   params.push(limit + 1);
-  const rows = await storefrontRead<StoreColumns & ProductRow>(ctx, listStatement(sort, !!q, !!cursor), params);
+  const rows = await storefrontRead<StoreColumns & ProductRow>(ctx.deps.db.reads.ctx(ctx), listStatement(sort, !!q, !!cursor), params);
   if (!rows.length) throw closedStore();
   const store = storeOf(ctx, rows[0]);
   if (cursor) checkCursor(ctx, store.id, sort, q, cursor);
@@ -211,7 +211,7 @@ const ONE_PRODUCT = `select ${STORE_COLUMNS}, p.* from (${OPEN_STORE}) s
 
 /** One active product by id or slug; any other (draft, archived, another store's, unknown) is the same 404. */
 export async function getPublicProduct(ctx: Ctx, ref: string, idOrSlug: string): Promise<PublicProductType> {
-  const [row] = await storefrontRead<StoreColumns & ProductRow>(ctx, ONE_PRODUCT, [ref, ref, idOrSlug, idOrSlug]);
+  const [row] = await storefrontRead<StoreColumns & ProductRow>(ctx.deps.db.reads.ctx(ctx), ONE_PRODUCT, [ref, ref, idOrSlug, idOrSlug]);
   if (!row) throw closedStore();
   const store = storeOf(ctx, row);
   await admit(ctx, store, { countRead: true });

@@ -1,0 +1,210 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadConfig, pgConnection } from '../src/config.js';
+import type { ReadRoute, ReplicaState } from '../src/db/replicas.js';
+import { client, freshDatabase, memberWithRole, ownerWithStore, startTestService, until, type Api, type TestService } from './helpers.js';
+import { makeReplica, type PgReplica } from './pg-replica.js';
+
+/**
+ * Read replicas against a real streaming replica of the test's PostgreSQL server (pg_basebackup,
+ * pg_ctl on a spare loopback port; see pg-replica.ts), one for the whole file, removed at the end.
+ */
+let replica: PgReplica | null = null;
+let dataDir = '';
+let db: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+let svc: TestService | null = null;
+let setupSkip: string | null = process.env.DATABASE_URL ? null : 'needs a real PostgreSQL (DATABASE_URL): a streaming replica follows a server';
+
+const database = () => pgConnection(db!.url!).database;
+
+/** A query on the replica itself. */
+const onReplica = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => replica!.query<T>(database(), sql, params);
+
+/** Resolves once the service's one replica is in `state` (now, or at a later check). */
+function replicaState(reads: ReadRoute, state: ReplicaState): Promise<void> {
+  return new Promise((resolve) => {
+    if (reads.status()[0]?.state === state) return resolve();
+    const stop = reads.watch((s) => {
+      if (s[0]?.state !== state) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+/** Until the replica has replayed everything the primary has written so far. */
+async function caughtUp(): Promise<void> {
+  const primary = new pg.Client({ ...pgConnection(db!.url!) });
+  await primary.connect();
+  const [{ lsn }] = (await primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows;
+  await primary.end();
+  await until('the replica to replay the primary', async () => (await onReplica<{ ok: boolean }>('select pg_last_wal_replay_lsn() >= $1::pg_lsn as ok', [lsn]))[0].ok);
+}
+
+async function startService(maxLagMs: number): Promise<TestService> {
+  return startTestService(
+    { SOUK_DATABASE_REPLICA_URLS: replica!.url(database()), SOUK_REPLICA_MAX_LAG_MS: String(maxLagMs), SOUK_METRICS: '1' },
+    { databaseUrl: db!.url, dataDir: (dataDir ||= mkdtempSync(join(tmpdir(), 'souk-test-'))) },
+  );
+}
+
+describe('read replicas (a real streaming replica)', () => {
+  let api: Api;
+  let owner: Awaited<ReturnType<typeof ownerWithStore>>;
+  let reader: { token: string };
+  let productId = '';
+  const listNames = async (token: string) => {
+    const res = await api('GET', `/v1/stores/${owner.storeId}/products`, { token });
+    assert.equal(res.status, 200, res.text);
+    return (res.body.data as Array<{ name: string }>).map((p) => p.name);
+  };
+  const shopNames = async () => {
+    const res = await api('GET', `/v1/storefront/${owner.storeId}/products`);
+    assert.equal(res.status, 200, res.text);
+    return (res.body.data as Array<{ name: string }>).map((p) => p.name);
+  };
+  const shopProduct = async () => {
+    const res = await api('GET', `/v1/storefront/${owner.storeId}/products/${productId}`);
+    assert.equal(res.status, 200, res.text);
+    return res.body.name as string;
+  };
+  const orderCount = async (token: string) => {
+    const res = await api('GET', `/v1/stores/${owner.storeId}/orders`, { token });
+    assert.equal(res.status, 200, res.text);
+    return (res.body.data as unknown[]).length;
+  };
+
+  before(async () => {
+    if (setupSkip) return;
+    db = await freshDatabase();
+    const made = await makeReplica(db.url!);
+    if ('skip' in made) {
+      setupSkip = made.skip;
+      return;
+    }
+    replica = made;
+    // A lag bound no test step comes near: the replica stays in use while its replay is paused.
+    svc = await startService(600_000);
+    api = client(svc.url);
+  });
+
+  after(async () => {
+    await svc?.close();
+    await replica?.remove();
+    await db?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('catalog and list reads come from the replica; a caller that wrote reads its write from the primary', async (t) => {
+    if (setupSkip) return t.skip(setupSkip);
+    owner = await ownerWithStore(api);
+    // A member that only reads: no write of its own keeps it on the primary.
+    reader = await memberWithRole(api, owner.token, owner.storeId, 'admin');
+    const created = await api('POST', `/v1/stores/${owner.storeId}/products`, { token: owner.token, body: { name: 'Mint Tea', price: 10 } });
+    assert.equal(created.status, 201, created.text);
+    productId = created.body.id;
+    await caughtUp();
+    await replicaState(svc!.service.deps.db.reads, 'ok');
+    assert.deepEqual(await listNames(reader.token), ['Mint Tea']);
+
+    await onReplica('select pg_wal_replay_pause()');
+    await until('replay to pause', async () => (await onReplica<{ s: string }>('select pg_get_wal_replay_pause_state() as s'))[0].s === 'paused');
+
+    // The mutation and its own answer are the primary's.
+    const renamed = await api('PATCH', `/v1/stores/${owner.storeId}/products/${productId}`, { token: owner.token, body: { name: 'Green Tea' } });
+    assert.equal(renamed.status, 200, renamed.text);
+    assert.equal(renamed.body.name, 'Green Tea');
+    const order = await api('POST', `/v1/stores/${owner.storeId}/orders`, { token: owner.token, body: { customerName: 'Ada', items: [{ name: 'Tea', quantity: 1, price: 2 }] } });
+    assert.equal(order.status, 201, order.text);
+
+    // Reads that tolerate lag see the replica, where replay stopped before the change.
+    assert.deepEqual(await shopNames(), ['Mint Tea']);
+    assert.equal(await shopProduct(), 'Mint Tea');
+    assert.deepEqual(await listNames(reader.token), ['Mint Tea']);
+    assert.equal(await orderCount(reader.token), 0);
+    // The caller that wrote reads its writes: the primary answers it.
+    assert.deepEqual(await listNames(owner.token), ['Green Tea']);
+    assert.equal(await orderCount(owner.token), 1);
+    // A read that is not routed (one product by id) is the primary's for everyone.
+    const one = await api('GET', `/v1/stores/${owner.storeId}/products/${productId}`, { token: reader.token });
+    assert.equal(one.body.name, 'Green Tea');
+  });
+
+  test('a replica lagging beyond SOUK_REPLICA_MAX_LAG_MS is skipped; reads go to the primary until it catches up', async (t) => {
+    if (setupSkip) return t.skip(setupSkip);
+    // The same database, a service allowing 100 ms: replay is still paused behind the rename.
+    await svc!.close();
+    svc = await startService(100);
+    api = client(svc.url);
+    const reads = svc.service.deps.db.reads;
+    await replicaState(reads, 'lagging');
+    assert.ok((reads.status()[0].lagMs ?? 0) > 100);
+    assert.deepEqual(await shopNames(), ['Green Tea']);
+    assert.deepEqual(await listNames(reader.token), ['Green Tea']);
+    assert.equal(await orderCount(reader.token), 1);
+    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    if (!metrics.includes('souk_db_replica_up')) assert.fail(`souk_db_replica_up missing from /metrics:\n${metrics.slice(0, 500)}`);
+
+    await onReplica('select pg_wal_replay_resume()');
+    await replicaState(reads, 'ok');
+    await caughtUp();
+    assert.deepEqual(await shopNames(), ['Green Tea']);
+  });
+
+  test('with the replica down, reads still answer (from the primary)', async (t) => {
+    if (setupSkip) return t.skip(setupSkip);
+    // Checks once a second (a large lag bound): the replica is stopped between two of them.
+    await svc!.close();
+    svc = await startService(600_000);
+    api = client(svc.url);
+    const reads = svc.service.deps.db.reads;
+    await replicaState(reads, 'ok');
+    assert.deepEqual(await listNames(reader.token), ['Green Tea']);
+    assert.equal(await orderCount(reader.token), 1);
+    // At once, whether or not a check has seen it yet: a read that finds the replica gone is the
+    // primary's. First through the ORM (the order list) ...
+    await replica!.stop();
+    assert.equal(await orderCount(reader.token), 1);
+    await replicaState(reads, 'down');
+    assert.match(reads.status()[0].reason ?? '', /unreachable|lost during a read/);
+    assert.deepEqual(await shopNames(), ['Green Tea']);
+    // ... then, the replica back and stopped again, through a prepared statement (the catalog).
+    await replica!.start();
+    await replicaState(reads, 'ok');
+    assert.equal(await shopProduct(), 'Green Tea');
+    await replica!.stop();
+    assert.deepEqual(await shopNames(), ['Green Tea']);
+    assert.equal(await shopProduct(), 'Green Tea');
+    assert.deepEqual(await listNames(reader.token), ['Green Tea']);
+    await replicaState(reads, 'down');
+  });
+});
+
+describe('SOUK_DATABASE_REPLICA_URLS and SOUK_REPLICA_MAX_LAG_MS', () => {
+  const base = { SOUK_DATA_DIR: mkdtempSync(join(tmpdir(), 'souk-config-')), DATABASE_URL: 'postgres://app@db.internal:5432/shop' };
+  after(() => rmSync(base.SOUK_DATA_DIR, { recursive: true, force: true }));
+
+  test('a comma list in either libpq form; the default lag bound is 1 s', () => {
+    const c = loadConfig({ ...base, SOUK_DATABASE_REPLICA_URLS: 'postgres://app:pw@replica-1:6432/shop , host=/var/run/replica-2 port=5433 dbname=shop user=app' });
+    assert.deepEqual(c.databaseReplicaConnections, [
+      { host: 'replica-1', port: 6432, user: 'app', database: 'shop', password: 'pw' },
+      { host: '/var/run/replica-2', port: 5433, user: 'app', database: 'shop' },
+    ]);
+    assert.equal(c.replicaMaxLagMs, 1000);
+    assert.equal(loadConfig({ ...base, SOUK_REPLICA_MAX_LAG_MS: '250' }).replicaMaxLagMs, 250);
+    assert.deepEqual(loadConfig(base).databaseReplicaConnections, []);
+  });
+
+  test('refused at start: replicas without DATABASE_URL, an unreadable entry (named, never echoed), a lag bound out of range', () => {
+    assert.throws(() => loadConfig({ SOUK_DATA_DIR: base.SOUK_DATA_DIR, SOUK_DATABASE_REPLICA_URLS: 'postgres://app@replica-1/shop' }), /SOUK_DATABASE_REPLICA_URLS needs DATABASE_URL/);
+    assert.throws(
+      () => loadConfig({ ...base, SOUK_DATABASE_REPLICA_URLS: 'postgres://app@replica-1/shop,mysql://root:s3cret@x/y' }),
+      (err: Error) => /SOUK_DATABASE_REPLICA_URLS \(entry 2\) must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('s3cret'),
+    );
+    assert.throws(() => loadConfig({ ...base, SOUK_REPLICA_MAX_LAG_MS: '5' }), /SOUK_REPLICA_MAX_LAG_MS must be an integer between 10 and 3600000/);
+  });
+});
