@@ -483,17 +483,25 @@ describe('storefront: GraphQL', () => {
     const other = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }]) });
     const hub = svc.service.deps.realtime;
     const before = hub.size;
-    const sub = gqlSubscribe(svc.url, mine.body.orderToken, 'subscription { myOrder { id status { name kind } paymentStatus history { kind } } }', {});
+    const groups = hub.streams.groupCount;
+    const DOC = 'subscription { myOrder { id status { name kind } paymentStatus history { kind } } }';
+    const sub = gqlSubscribe(svc.url, mine.body.orderToken, DOC, {});
+    // Two more tabs of the same customer share its group; the other order's customer has its own.
+    const tabs = [gqlSubscribe(svc.url, mine.body.orderToken, DOC, {}), gqlSubscribe(svc.url, mine.body.orderToken, DOC, {})];
+    const otherTab = gqlSubscribe(svc.url, other.body.orderToken, DOC, {});
     try {
-      await until('the subscription to register', () => hub.size > before);
+      await until('the subscriptions to register', () => hub.size >= before + 4);
+      assert.equal(hub.streams.groupCount, groups + 2, 'one group per order');
       assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders/${other.body.order.id}/confirm`, { token: s.token })).status, 200);
       assert.equal((await api('PATCH', `/v1/stores/${s.storeId}/orders/${mine.body.order.id}`, { token: s.token, body: { metadata: { seen: true } } })).status, 200);
       assert.equal((await api('POST', `/v1/stores/${s.storeId}/orders/${mine.body.order.id}/confirm`, { token: s.token })).status, 200);
       const [first] = await sub.waitFor(1);
       assert.deepEqual(first.data.myOrder, { id: mine.body.order.id, status: { name: 'Confirmed', kind: 'confirmed' }, paymentStatus: 'unpaid', history: [{ kind: 'new' }, { kind: 'confirmed' }] });
       assert.equal(sub.results.length, 1, 'a change the customer does not follow (metadata) and another order send nothing');
+      for (const tab of tabs) assert.deepEqual((await tab.waitFor(1))[0], first);
+      assert.equal((await otherTab.waitFor(1))[0].data.myOrder.id, other.body.order.id);
     } finally {
-      sub.close();
+      for (const x of [sub, ...tabs, otherTab]) x.close();
     }
     const anonymous = gqlSubscribe(svc.url, null, 'subscription { myOrder { id } }', {});
     await anonymous.waitForEnd();

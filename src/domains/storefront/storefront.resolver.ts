@@ -1,6 +1,7 @@
 import { Arg, Ctx as GqlCtx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Ctx } from '../../core/context.js';
+import { Multiplexed } from '../../core/multiplex.js';
 import { Allow, policies } from '../../core/policy.js';
 import { PageViewType } from '../pages/page.types.js';
 import { getPublicProduct, listPublicProducts, publicLandingPage, publicPage, publicShipping, publicStore, type PublicStore } from './storefront.catalog.js';
@@ -143,6 +144,8 @@ export class StorefrontResolver {
   }
 
   @Allow(policies.orderToken())
+  // Every tab of one order's customer sees the same view: they share one source and one frame.
+  @Multiplexed((ctx) => (ctx.paymentGrant ? `order:${ctx.paymentGrant.orderId}` : null))
   @Subscription(() => PublicOrderType, {
     name: 'myOrder',
     description: 'The order its token opens, again each time its status, payment status or a parcel changes.',
