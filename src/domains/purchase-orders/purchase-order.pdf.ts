@@ -230,6 +230,10 @@ function renderOne(doc: PDFKit.PDFDocument, storeName: string, { po, items, ware
 export async function renderPurchaseOrders(storeName: string, list: PdfPurchaseOrder[]): Promise<Buffer> {
   const PDFDocument = require('pdfkit') as typeof import('pdfkit');
   const { regular, bold } = loadFonts();
+  // fontkit keeps each glyph it made, with the code points of the text it was first made from;
+  // pdfkit writes those as the document's ToUnicode. Arabic letters that share a shape (ط and ظ)
+  // would then read back as another document's letter: each document starts the cache afresh.
+  for (const font of [regular, bold]) (font as unknown as { _glyphs: Record<number, unknown> })._glyphs = {};
   const created = new Date(Math.min(...list.map((x) => x.po.createdAt.getTime())));
   const modified = new Date(Math.max(...list.map((x) => x.po.updatedAt.getTime())));
   const title = list.length === 1 ? `Purchase order ${formatPoNumber(list[0].po.number)}` : `Purchase orders (${list.length})`;
