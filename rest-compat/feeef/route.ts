@@ -20,6 +20,8 @@ export interface Call {
   ctx: Ctx;
   /** The bearer token presented, when there is one (the face echoes it in auth answers). */
   bearer: string | undefined;
+  /** The request's headers (Idempotency-Key for the storefront's checkout). */
+  headers: RestRequest['headers'];
 }
 
 /** A query parameter's documentation and kind; lists accept `key[]=a&key[]=b`, repeats and commas. */
@@ -180,6 +182,7 @@ export function toRestRoute(r: FeeefRoute, tag: string): RestRoute {
         run: tools.run,
         ctx: tools.ctx,
         bearer: bearerOf(normalizeAuthorization(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined)),
+        headers: req.headers,
       };
       const value = await r.handle(call);
       if (value instanceof Reply) return { status: value.status, body: value.body, headers: value.headers };
