@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Deps } from '../../src/core/context.js';
 import { problem } from '../../src/core/errors.js';
+import { requireActor } from '../../src/core/context.js';
+import { policyOf, type Policy } from '../../src/core/policy.js';
 import { sendProblem } from '../../src/edge/http-problem.js';
 import { buildOpenApi, type OpenApiInfo } from '../openapi.js';
 import { compileRoutes, fastifyPathOf, registerRoutes, type CompiledRoute } from '../router.js';
@@ -21,11 +23,25 @@ const BODY_LIMIT = 1024 * 1024;
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 function compileFeeef(schema: GraphQLSchema): CompiledRoute[] {
-  return compileRoutes(
+  const compiled = compileRoutes(
     schema,
     FEEEF_ROUTES.map(({ tag, route }) => toRestRoute(route, tag)),
   );
+  for (const c of compiled) {
+    const handle = c.route.handle;
+    // Routes on a resource id only: OAuth's forms carry their credentials in the body.
+    if (!handle || !c.root || !c.pathParams.length || !needsCaller(policyOf(c.root.def))) continue;
+    // Who is asking comes first, as on /v1: an anonymous call is a 401 before its id is looked up or its body read.
+    c.route.handle = (req, tools) => {
+      requireActor(tools.ctx);
+      return handle(req, tools);
+    };
+  }
+  return compiled;
 }
+
+/** Policies no anonymous caller passes. */
+const needsCaller = (p: Policy | undefined) => p !== undefined && (p.kind === 'user' || p.kind === 'platform' || (p.kind === 'store' && !p.optional));
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
 

@@ -242,7 +242,7 @@ export const routes: FeeefRoute[] = [
     body: input({ projectId: str, name: str, code: str, namespacePrefix: str, metadata: anyObj, email: str, address: anyObj, active: bool, isDefault: bool }),
     response: warehouseSchema,
     handle: async (call) => {
-      return toWarehouse(await onResource(call, ['whs'], { input: mapInput(call.body, warehouseInput) }));
+      return toWarehouse(await onResource(call, ['whs'], () => ({ input: mapInput(call.body, warehouseInput) })));
     },
   },
   deleteRoute({
@@ -391,7 +391,7 @@ export const routes: FeeefRoute[] = [
     body: poBody,
     response: poSchema,
     handle: async (call) => {
-      return toPurchaseOrder(await onResource(call, ['po'], { input: purchaseOrderInput(call.body, false) }));
+      return toPurchaseOrder(await onResource(call, ['po'], () => ({ input: purchaseOrderInput(call.body, false) })));
     },
   },
   {

@@ -1,6 +1,6 @@
 import { invalid } from '../../../src/core/errors.js';
 import { CART_PRICE, CHECKOUT, guestCalculate, guestSend, guestTrack, PARCEL_TO_DELIVERY, TRACKING } from '../guest.js';
-import { namedStore, requireStore, storeFor } from '../locate.js';
+import { missing, namedStore, requireStore, storeFor, storeOfResource } from '../locate.js';
 import { envelope, located, pageArgs, pageList, scan, SCAN_LIMIT, tooManyToFilter, type SoukPage, deleteRoute, STORE_PARAMS, FIND_PARAMS } from '../pages.js';
 import { assertById, PAGE_PARAMS, Reply, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, input, int, nnum, nstr, num, obj, pageOf, str, time } from '../schema.js';
@@ -297,8 +297,13 @@ export const routes: FeeefRoute[] = [
     response: trackSchema,
     handle: async (call) => {
       const id = call.params.id;
+      if (!call.ctx.actor) {
+        // Anyone with the id: the order's store only routes the storefront's read, which answers the public view.
+        const store = namedStore(call) ?? (await storeOfResource(call.ctx, id, ['ord']));
+        if (!store) throw missing(id);
+        return guestTrack(call, store, id);
+      }
       const storeId = await storeFor(call, id, ['ord']);
-      if (!call.ctx.actor) return guestTrack(call, storeId, id);
       const o = toOrder(await located(id, call.run({ storeId, id }, { operation: GET_ORDER })), kindsOf(await statusesOf(call, storeId)));
       const parcels = (await call.run({ storeId, orderId: id }, { operation: PARCELS })).data as Row[];
       const history = parcels
