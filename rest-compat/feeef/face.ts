@@ -93,6 +93,18 @@ async function idempotent(c: CompiledRoute, handle: NonNullable<RestRoute['handl
   return answer;
 }
 
+/** The text as a JSON object, or undefined when it is not one. */
+function jsonObject(text: string): Json | undefined {
+  const t = text.trim();
+  if (!t.startsWith('{')) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Policies no anonymous caller passes. */
 const needsCaller = (p: Policy | undefined) => p !== undefined && (p.kind === 'user' || p.kind === 'platform' || (p.kind === 'store' && !p.optional));
 
@@ -190,10 +202,18 @@ export function registerFeeef(app: FastifyInstance, deps: Deps, schema: GraphQLS
   void app.register(async (scoped) => {
     scoped.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
       const text = String(body);
-      done(null, text.trim() === '' ? undefined : Object.fromEntries(new URLSearchParams(text)));
+      if (text.trim() === '') return done(null, undefined);
+      // `curl -d '{…}'` labels JSON as a form: a body that is a JSON object is read as one.
+      done(null, jsonObject(text) ?? Object.fromEntries(new URLSearchParams(text)));
     });
     // Other media types reach the route as bytes; routes that read a body refuse them (400), 501 groups ignore them.
-    scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, (body as Buffer).length ? body : undefined));
+    // A JSON object sent without a type, or as text/plain (a browser's simple request), is read as JSON.
+    scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+      const bytes = body as Buffer;
+      if (!bytes.length) return done(null, undefined);
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      done(null, (type === '' || type === 'text/plain' ? jsonObject(bytes.toString('utf8')) : undefined) ?? bytes);
+    });
     scoped.get(`${PREFIX}/openapi.json`, async () => (openapi ??= feeefOpenApi(schema, compiled, deps.config.publicUrl)));
     registerRoutes(scoped, deps, schema, compiled, { authorization: normalizeAuthorization });
     for (const u of UNSUPPORTED) {
