@@ -48,6 +48,14 @@ test("a member of another store: PUT with a bad body on a foreign id answers as 
       assert.deepEqual(view(await stranger.ff[method](`${k.path}/${k.id}`)), view(await stranger.ff[method](`${k.path}/${k.unknown}`)), `${method} ${k.path}`);
     }
   }
+  // A store itself: another's and none answer alike, bad bodies unread.
+  for (const [path, bad] of [['', { currency: 7 }], ['/members', { email: 1 }]] as const) {
+    const method = path ? 'post' : 'put';
+    assert.equal((await owner.ff[method](`/stores/${owner.storeId}${path}`, bad)).status, 400, path);
+    const foreign = await stranger.ff[method](`/stores/${owner.storeId}${path}`, bad);
+    assert.equal(foreign.status, 404, foreign.text);
+    assert.deepEqual(view(foreign), view(await stranger.ff[method](`/stores/st_000000000000000000000000${path}`, bad)), path);
+  }
   // Categories are a Feeef feature Souk lacks: the same 501 whatever the id.
   assert.deepEqual(view(await stranger.ff.put('/categories/cat_1', { name: 1 })), view(await stranger.ff.put('/categories/cat_2', { name: 1 })));
 });

@@ -30,7 +30,7 @@ const OWNERS: Record<string, { entity: string; what: string }> = {
 const prefixOf = (id: string) => /^([a-z]+)_/.exec(id)?.[1] ?? '';
 
 /** The NOT_FOUND a located resource answers, whoever's store it is in. */
-export const missing = (id: string) => new AppError('NOT_FOUND', `No such ${OWNERS[prefixOf(id)]?.what ?? 'resource'}`);
+export const missing = (id: string) => new AppError('NOT_FOUND', `No such ${OWNERS[prefixOf(id)]?.what ?? (prefixOf(id) === 'st' ? 'store' : 'resource')}`);
 
 /**
  * The store of a resource by its id; undefined for a resource that belongs to no store
