@@ -13,7 +13,7 @@ let geoReady = false;
 before(async () => {
   svc = await startTestService();
   api = client(svc.url);
-  geoReady = (await api('GET', '/v1/geo/countries/DZ/states')).status === 200;
+  geoReady = (await fetch(`${svc.url}/v1/geo/countries/DZ/states`)).status === 200;
 });
 const NO_GEO = 'the geo data is not installed on this server (scripts/geo-data.mjs)';
 after(() => svc.close());

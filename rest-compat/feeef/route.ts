@@ -50,6 +50,8 @@ export interface FeeefRoute {
   responses?: Record<string, Record<string, unknown>>;
   /** Calls a provider while answering (429, 502, 503 may come back). */
   upstream?: boolean;
+  /** Error statuses beyond those of its method and policy (429 of the storefront's limits, 503 without geo data). */
+  errors?: number[];
   handle: (call: Call) => Promise<unknown>;
 }
 
@@ -172,6 +174,7 @@ export function toRestRoute(r: FeeefRoute, tag: string): RestRoute {
     tags: [tag],
     operationId: operationIdOf(r),
     ...(r.upstream ? { upstream: true } : {}),
+    ...(r.errors ? { errors: r.errors } : {}),
     ...(r.response ? { responseSchema: r.response } : {}),
     ...(r.responses ? { extraResponses: r.responses } : {}),
     handle: async (req: RestRequest, tools: RouteTools): Promise<RestReply> => {

@@ -65,6 +65,7 @@ export const routes: FeeefRoute[] = [
     path: '/countries/{countryCode}/states',
     summary: `A country's states (DZ: the 69 wilayas of 2025, Arabic names in locales.ar). ${GEO}`,
     operation: STATES,
+    errors: [503],
     query: PAGE_PARAMS,
     response: pageOf(stateSchema),
     handle: async (call) => {
@@ -77,6 +78,7 @@ export const routes: FeeefRoute[] = [
     path: '/countries/{countryCode}/states/{stateCode}',
     summary: `A state by its code ("16"); unknown → 404. ${GEO}`,
     operation: STATES,
+    errors: [503],
     response: stateSchema,
     handle: async (call) => {
       const code = country(call.params.countryCode);
@@ -88,6 +90,7 @@ export const routes: FeeefRoute[] = [
     path: '/countries/{countryCode}/states/{stateCode}/cities',
     summary: `A state's cities (DZ: a wilaya's communes, the postal code in metadata.postalCode); unknown state → 404. ${GEO}`,
     operation: CITIES,
+    errors: [503],
     query: PAGE_PARAMS,
     response: pageOf(citySchema),
     handle: async (call) => {
@@ -101,6 +104,7 @@ export const routes: FeeefRoute[] = [
     path: '/states',
     summary: `States of country_code (DZ when omitted). ${GEO}`,
     operation: STATES,
+    errors: [503],
     query: { ...PAGE_PARAMS, country_code: { type: 'string' } },
     response: pageOf(stateSchema),
     handle: async (call) => {
@@ -113,6 +117,7 @@ export const routes: FeeefRoute[] = [
     path: '/cities',
     summary: `Cities of state_code (required) in country_code (DZ when omitted). ${GEO}`,
     operation: CITIES,
+    errors: [503],
     query: { ...PAGE_PARAMS, country_code: { type: 'string' }, state_code: { type: 'string' } },
     response: pageOf(citySchema),
     handle: async (call) => {

@@ -324,6 +324,7 @@ export const routes: FeeefRoute[] = [
     summary:
       "Anonymous: what shoppers may order of each SKU in storeId, from the storefront's active products: the count when the store shows stock levels, else 1 in stock and 0 not; an unknown SKU is 0",
     operation: PUBLIC_PRODUCTS,
+    errors: [429],
     body: input({ storeId: str, skus: strs }, ['storeId', 'skus']),
     response: obj({ data: { type: 'object', additionalProperties: int } }),
     handle: async (call) => {

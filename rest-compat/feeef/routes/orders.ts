@@ -221,6 +221,8 @@ export const routes: FeeefRoute[] = [
     summary:
       "Send an order. Without a token: a guest checkout in the body's storeId (the storefront's, priced from the store's records), answered with the order and its `orderToken`, the customer's bearer token for it; Idempotency-Key is honoured. With a member's token: as POST /orders",
     operation: CHECKOUT,
+    // The storefront's limits, and the geo data its shipping checks read.
+    errors: [429, 503],
     operations: [CREATE, STATUSES],
     status: 201,
     body: createBody,
@@ -292,6 +294,8 @@ export const routes: FeeefRoute[] = [
     summary:
       "An order's status and its delivery history. Without a token, anyone with the id (the order's store serving its storefront): no name, phone or address, the status history and the parcels' statuses; unknown id → 404. With a member's token: also the customer's name, and the parcels' events",
     operation: TRACKING,
+    // The storefront's limits, and the geo data its shipping checks read.
+    errors: [429, 503],
     operations: [GET_ORDER, STATUSES, PARCELS],
     query: STORE_PARAMS,
     response: trackSchema,
@@ -319,6 +323,8 @@ export const routes: FeeefRoute[] = [
     summary:
       "Price a cart in the body's storeId. Without a token: the storefront's cart price (prices, coupon and shipping to shippingState from the store's records; amounts sent are ignored) with Souk's problems beside. With a member's token: subtotal from the products' prices (or the item price given), shipping null",
     operation: CART_PRICE,
+    // The storefront's limits, and the geo data its shipping checks read.
+    errors: [429, 503],
     operations: [PRODUCT],
     body: input({ storeId: str, items: arr(anyObj), shippingState: nstr, shippingCountry: nstr, shippingType: nstr, shippingAddress: nstr, coupon: nstr }, ['storeId', 'items']),
     response: obj({ pricing: obj({ subtotal: num, shippingPrice: nnum, calculatedTotal: num }) }),
