@@ -2,10 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Deps } from '../../src/core/context.js';
 import { problem } from '../../src/core/errors.js';
+import { requireActor } from '../../src/core/context.js';
+import { enforcePolicy, policyOf, type Policy } from '../../src/core/policy.js';
+import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../../src/core/idempotency.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { sendProblem } from '../../src/edge/http-problem.js';
 import { buildOpenApi, type OpenApiInfo } from '../openapi.js';
-import { compileRoutes, fastifyPathOf, registerRoutes, type CompiledRoute } from '../router.js';
-import type { HttpMethod } from '../route.js';
+import { compileRoutes, fastifyPathOf, idempotencyScope, registerRoutes, type CompiledRoute } from '../router.js';
+import type { HttpMethod, RestReply, RestRequest, RestRoute, RouteTools } from '../route.js';
 import { FEEEF_ROUTES } from './index.js';
 import { normalizeAuthorization, notImplemented, PREFIX, toRestRoute, type FeeefRoute } from './route.js';
 import { UNSUPPORTED } from './unsupported.js';
@@ -21,11 +25,88 @@ const BODY_LIMIT = 1024 * 1024;
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 function compileFeeef(schema: GraphQLSchema): CompiledRoute[] {
-  return compileRoutes(
+  const compiled = compileRoutes(
     schema,
     FEEEF_ROUTES.map(({ tag, route }) => toRestRoute(route, tag)),
   );
+  for (const c of compiled) {
+    if (c.route.handle && c.root && c.route.method === 'POST' && mutates(c)) {
+      const run = c.route.handle;
+      c.route.handle = (req, tools) => idempotent(c, run, req, tools);
+    }
+    const handle = c.route.handle;
+    // Routes on a resource id only: OAuth's forms carry their credentials in the body.
+    if (!handle || !c.root || !c.pathParams.length || !needsCaller(policyOf(c.root.def))) continue;
+    // Who is asking comes first, as on /v1: an anonymous call is a 401 before its id is looked up or its body read.
+    c.route.handle = (req, tools) => {
+      requireActor(tools.ctx);
+      return handle(req, tools);
+    };
+  }
+  return compiled;
 }
+
+/** A POST whose document writes: creates and triggers, where /v1 honours Idempotency-Key too. */
+const mutates = (c: CompiledRoute) => c.document?.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'mutation') === true;
+
+/** The store a face request names (query, body, or a store's own path), which scopes its Idempotency-Key as /v1 scopes it. */
+function storeNamed(req: RestRequest): string | undefined {
+  const body = req.body && typeof req.body === 'object' && !Buffer.isBuffer(req.body) ? (req.body as Json) : {};
+  const candidates = [req.query.store_id, req.query.storeId, req.query.projectId, body.storeId, body.store_id, body.projectId];
+  const named = candidates.find((v): v is string => typeof v === 'string' && v !== '');
+  return named ?? (/^st_/.test(req.params.id ?? '') ? req.params.id : undefined);
+}
+
+/**
+ * A face route under the request's Idempotency-Key, as the shared router runs /v1's routes: the
+ * first request runs and its success is kept; a repeat with the same body gets it again
+ * (`Idempotent-Replayed: true`) once the caller still passes the route's policy; another body, or
+ * a request while the first still runs, is a 409. Anonymous calls keep no key here (the guest
+ * checkout keys its own, by store and buyer).
+ */
+async function idempotent(c: CompiledRoute, handle: NonNullable<RestRoute['handle']>, req: RestRequest, tools: RouteTools): Promise<RestReply> {
+  const header = req.headers['idempotency-key'];
+  if (typeof header !== 'string') return handle(req, tools);
+  const ctx = tools.ctx;
+  const storeId = storeNamed(req);
+  const scope = idempotencyScope(ctx, c, storeId ? { storeId } : {});
+  if (!scope) return handle(req, tools);
+  checkIdempotencyKey(header);
+  const em = ctx.deps.orm.em.fork() as unknown as EntityManager;
+  const secretKey = ctx.deps.config.secretKey;
+  const hash = requestHash({ route: `${c.route.method} ${c.route.path}`, params: req.params, query: req.query, body: req.body });
+  const kept = await reserveIdempotencyKey(em, secretKey, scope, header, hash);
+  if (kept) {
+    // A caller who has since lost the store gets what a stranger gets, not the kept answer.
+    const policy = policyOf(c.root!.def);
+    if (policy?.kind === 'store' && storeId) await enforcePolicy(ctx, policy, { [policy.arg ?? 'storeId']: storeId }, c.rootField);
+    else requireActor(ctx);
+    return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
+  }
+  let answer: RestReply | undefined;
+  try {
+    answer = await handle(req, tools);
+  } finally {
+    if (answer && answer.status < 300) await keepIdempotentAnswer(em, secretKey, scope, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
+    else await releaseIdempotencyKey(em, scope, header);
+  }
+  return answer;
+}
+
+/** The text as a JSON object, or undefined when it is not one. */
+function jsonObject(text: string): Json | undefined {
+  const t = text.trim();
+  if (!t.startsWith('{')) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Policies no anonymous caller passes. */
+const needsCaller = (p: Policy | undefined) => p !== undefined && (p.kind === 'user' || p.kind === 'platform' || (p.kind === 'store' && !p.optional));
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
 
@@ -44,6 +125,7 @@ const FEEEF_INFO: OpenApiInfo = {
     templates: 'Store templates, components and image prompt templates.',
     shipping: 'Shipping methods and prices, promos and carrier routes per provider.',
     inventory: 'Stock levels and purchase orders (Feeef projectId = the store).',
+    geo: 'States, cities and currencies: read-only and anonymous.',
   },
 };
 
@@ -51,6 +133,7 @@ const FEEEF_INFO: OpenApiInfo = {
 function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUrl: string): Json {
   const doc = buildOpenApi(schema, compiled, publicUrl, FEEEF_INFO) as Json;
   const byKey = new Map<string, FeeefRoute>(FEEEF_ROUTES.map(({ route }) => [`${route.method} ${PREFIX}${route.path}`, route]));
+  const byCompiled = new Map(compiled.map((c) => [`${c.route.method} ${c.route.path}`, mutates(c)]));
   const paths: Json = {};
   for (const [path, item] of Object.entries(doc.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
@@ -64,7 +147,8 @@ function feeefOpenApi(schema: GraphQLSchema, compiled: CompiledRoute[], publicUr
         ...(p.type === 'list' ? { style: 'form', explode: true } : {}),
         ...(p.description ? { description: p.description } : {}),
       }));
-      const parameters = [...pathParams(r.path), ...query];
+      const keyed = r.method === 'POST' && byCompiled.get(`${r.method} ${path}`);
+      const parameters = [...pathParams(r.path), ...query, ...(keyed ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : [])];
       if (parameters.length) op.parameters = parameters;
       else delete op.parameters;
       if (r.body) {
@@ -118,10 +202,18 @@ export function registerFeeef(app: FastifyInstance, deps: Deps, schema: GraphQLS
   void app.register(async (scoped) => {
     scoped.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
       const text = String(body);
-      done(null, text.trim() === '' ? undefined : Object.fromEntries(new URLSearchParams(text)));
+      if (text.trim() === '') return done(null, undefined);
+      // `curl -d '{…}'` labels JSON as a form: a body that is a JSON object is read as one.
+      done(null, jsonObject(text) ?? Object.fromEntries(new URLSearchParams(text)));
     });
     // Other media types reach the route as bytes; routes that read a body refuse them (400), 501 groups ignore them.
-    scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, (body as Buffer).length ? body : undefined));
+    // A JSON object sent without a type, or as text/plain (a browser's simple request), is read as JSON.
+    scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+      const bytes = body as Buffer;
+      if (!bytes.length) return done(null, undefined);
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      done(null, (type === '' || type === 'text/plain' ? jsonObject(bytes.toString('utf8')) : undefined) ?? bytes);
+    });
     scoped.get(`${PREFIX}/openapi.json`, async () => (openapi ??= feeefOpenApi(schema, compiled, deps.config.publicUrl)));
     registerRoutes(scoped, deps, schema, compiled, { authorization: normalizeAuthorization });
     for (const u of UNSUPPORTED) {

@@ -8,6 +8,7 @@ import { routes as templates } from './routes/templates.js';
 import { routes as shipping } from './routes/shipping.js';
 import { routes as carriers } from './routes/carriers.js';
 import { routes as inventory } from './routes/inventory.js';
+import { routes as geo } from './routes/geo.js';
 
 /** The face's whole table: one entry per /feeef/v1 route, by group (docs/feeef.md lists each). */
 const group = (tag: string, routes: FeeefRoute[]) => routes.map((route) => ({ tag, route }));
@@ -22,4 +23,5 @@ export const FEEEF_ROUTES: Array<{ tag: string; route: FeeefRoute }> = [
   ...group('shipping', shipping),
   ...group('shipping', carriers),
   ...group('inventory', inventory),
+  ...group('geo', geo),
 ];

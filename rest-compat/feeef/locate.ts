@@ -1,4 +1,5 @@
-import type { Ctx } from '../../src/core/context.js';
+import { requireActor, type Ctx } from '../../src/core/context.js';
+import { membershipOf } from '../../src/core/policy.js';
 import { AppError, invalid } from '../../src/core/errors.js';
 import type { Call } from './route.js';
 
@@ -29,7 +30,7 @@ const OWNERS: Record<string, { entity: string; what: string }> = {
 const prefixOf = (id: string) => /^([a-z]+)_/.exec(id)?.[1] ?? '';
 
 /** The NOT_FOUND a located resource answers, whoever's store it is in. */
-export const missing = (id: string) => new AppError('NOT_FOUND', `No such ${OWNERS[prefixOf(id)]?.what ?? 'resource'}`);
+export const missing = (id: string) => new AppError('NOT_FOUND', `No such ${OWNERS[prefixOf(id)]?.what ?? (prefixOf(id) === 'st' ? 'store' : 'resource')}`);
 
 /**
  * The store of a resource by its id; undefined for a resource that belongs to no store
@@ -68,11 +69,22 @@ export function requireStore(call: Call, param = 'store_id', body?: string[]): s
   return id;
 }
 
-/** The store for a resource id: the one the request names, else the resource's own. */
+/**
+ * The caller acts in the store: signed in (401 otherwise, whatever the id), and a member (else
+ * the resource answers as missing, as an unknown id does). Decided before a body is read, so an
+ * answer never tells another store's resource from none (as on /v1).
+ */
+export async function requireMember(call: Call, storeId: string, id: string): Promise<string> {
+  requireActor(call.ctx);
+  if (!(await membershipOf(call.ctx, storeId))) throw missing(id);
+  return storeId;
+}
+
+/** The store for a resource id the caller must be a member of: the one the request names, else the resource's own. */
 export async function storeFor(call: Call, id: string, prefixes: string[]): Promise<string> {
+  requireActor(call.ctx);
   const named = namedStore(call);
-  if (named) return named;
-  const found = await storeOfResource(call.ctx, id, prefixes);
+  const found = named ?? (await storeOfResource(call.ctx, id, prefixes));
   if (!found) throw missing(id);
-  return found;
+  return requireMember(call, found, id);
 }

@@ -108,11 +108,13 @@ export const FIND_PARAMS: Record<string, Param> = { ...STORE_PARAMS, by: { type:
  * Runs a document on the resource `{id}` of the path in its store (another store's resource is
  * a 404); with no prefixes the resource belongs to no store (users, apps).
  */
-export async function onResource(call: Call, prefixes: string[], vars: Record<string, unknown> = {}, operation?: string): Promise<any> {
+export async function onResource(call: Call, prefixes: string[], vars: Record<string, unknown> | (() => Record<string, unknown>) = {}, operation?: string): Promise<any> {
   const id = call.params.id;
-  if (!prefixes.length) return call.run({ id, ...vars }, operation ? { operation } : {});
+  const values = () => (typeof vars === 'function' ? vars() : vars);
+  if (!prefixes.length) return call.run({ id, ...values() }, operation ? { operation } : {});
+  // The store and the caller's place in it first; the body (a function) is read only then.
   const storeId = await storeFor(call, id, prefixes);
-  return located(id, call.run({ storeId, id, ...vars }, operation ? { operation } : {}));
+  return located(id, call.run({ storeId, id, ...values() }, operation ? { operation } : {}));
 }
 
 /** `GET /{resources}/{id}?by=id`: the resource, from its own store. */

@@ -20,6 +20,8 @@ export interface Call {
   ctx: Ctx;
   /** The bearer token presented, when there is one (the face echoes it in auth answers). */
   bearer: string | undefined;
+  /** The request's headers (Idempotency-Key for the storefront's checkout). */
+  headers: RestRequest['headers'];
 }
 
 /** A query parameter's documentation and kind; lists accept `key[]=a&key[]=b`, repeats and commas. */
@@ -48,6 +50,8 @@ export interface FeeefRoute {
   responses?: Record<string, Record<string, unknown>>;
   /** Calls a provider while answering (429, 502, 503 may come back). */
   upstream?: boolean;
+  /** Error statuses beyond those of its method and policy (429 of the storefront's limits, 503 without geo data). */
+  errors?: number[];
   handle: (call: Call) => Promise<unknown>;
 }
 
@@ -170,6 +174,7 @@ export function toRestRoute(r: FeeefRoute, tag: string): RestRoute {
     tags: [tag],
     operationId: operationIdOf(r),
     ...(r.upstream ? { upstream: true } : {}),
+    ...(r.errors ? { errors: r.errors } : {}),
     ...(r.response ? { responseSchema: r.response } : {}),
     ...(r.responses ? { extraResponses: r.responses } : {}),
     handle: async (req: RestRequest, tools: RouteTools): Promise<RestReply> => {
@@ -180,6 +185,7 @@ export function toRestRoute(r: FeeefRoute, tag: string): RestRoute {
         run: tools.run,
         ctx: tools.ctx,
         bearer: bearerOf(normalizeAuthorization(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined)),
+        headers: req.headers,
       };
       const value = await r.handle(call);
       if (value instanceof Reply) return { status: value.status, body: value.body, headers: value.headers };

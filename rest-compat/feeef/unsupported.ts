@@ -63,7 +63,7 @@ export const UNSUPPORTED: Unsupported[] = [
   { group: 'categories', why: 'Souk products have no categories', paths: ['/categories', '/categories/{id}'], prefixes: ['/categories'] },
   {
     group: 'geo',
-    why: 'Souk keeps no country, state, city or currency registry (the carrier wilayas and communes are under /v1)',
+    why: "Souk's states, cities and currencies are read-only lists (GET /countries/{countryCode}/states, /states, /cities, /currencies answer); it keeps no country registry, no edits and no city search",
     paths: [
       '/countries',
       '/countries/{id}',
@@ -94,7 +94,7 @@ export const UNSUPPORTED: Unsupported[] = [
   },
   {
     group: 'inventory objects',
-    why: "Souk counts stock per product and warehouse (levels, read here as stock objects, and movements), not in Feeef's SKU buckets: no receiving into buckets, bucket edits, aliases, reservations, projects or SKU availability",
+    why: "Souk counts stock per product and warehouse (levels, read here as stock objects, and movements), not in Feeef's SKU buckets: no receiving into buckets, bucket edits, aliases, reservations, projects or private SKU availability (POST /inventory/public/availability answers)",
     paths: [
       '/inventory/objects',
       '/inventory/objects/{id}',

@@ -29,6 +29,7 @@ import { StorefrontKeyResolver } from './storefront/storefront-keys.resolver.js'
 import { StorefrontBlocklistResolver } from './storefront/storefront-blocklist.resolver.js';
 import { ConnectorResolver } from './connectors/connector.resolver.js';
 import { StorefrontResolver } from './storefront/storefront.resolver.js';
+import { OrderTrackingResolver } from './tracking/order-tracking.resolver.js';
 
 /** Every resolver of every domain; the schema is built from this list. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -61,6 +62,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   AdsResolver,
   ConnectorResolver,
   StorefrontResolver,
+  OrderTrackingResolver,
   GeoResolver,
   StorefrontKeyResolver,
   StorefrontBlocklistResolver,

@@ -8,7 +8,7 @@ import type { Module } from '../core/module.js';
 /**
  * The pages a newcomer explores with, all served from this process and npm packages (no CDN):
  * `GET /` (an index: HTML for browsers, JSON otherwise), GraphiQL at `GET /graphql` for browsers,
- * the REST reference (Swagger UI) at `GET /v1/docs`, and the pages the account mails link to
+ * the REST references (Swagger UI) at `GET /v1/docs` and `GET /feeef/v1/docs`, and the pages the account mails link to
  * (`/verify-email`, `/reset-password`), which complete the action through the public API.
  */
 const WEB = join(PROJECT_ROOT, 'web');
@@ -46,7 +46,7 @@ const load = (file: string) => {
   return p;
 };
 
-async function send(reply: FastifyReply, file: string, maxAge = 0): Promise<FastifyReply> {
+async function send(reply: FastifyReply, file: string, maxAge = 0, bytes?: Buffer): Promise<FastifyReply> {
   const type = TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream';
   return reply
     .headers({
@@ -56,7 +56,7 @@ async function send(reply: FastifyReply, file: string, maxAge = 0): Promise<Fast
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     })
-    .send(await load(file));
+    .send(bytes ?? (await load(file)));
 }
 
 /** A browser asking for a page: HTML is preferred over JSON in its Accept header. */
@@ -76,10 +76,31 @@ export function entryPoints(base: string) {
     rest: `${b}/v1`,
     openapi: `${b}/v1/openapi.json`,
     reference: `${b}/v1/docs`,
+    feeef: `${b}/feeef/v1`,
+    feeefOpenapi: `${b}/feeef/v1/openapi.json`,
+    feeefReference: `${b}/feeef/v1/docs`,
     dashboard: `${b}/dashboard`,
     health: `${b}/healthz`,
   };
 }
+
+/** The REST APIs' own roots: what each is, and where its document and reference are. */
+const API_ROOTS: Record<string, { name: string; openapi: string; reference: string }> = {
+  '/v1': { name: 'Souk REST API', openapi: '/v1/openapi.json', reference: '/v1/docs' },
+  '/feeef/v1': { name: "Souk REST API, Feeef-compatible face (point feeef.js's baseURL here)", openapi: '/feeef/v1/openapi.json', reference: '/feeef/v1/docs' },
+};
+
+/**
+ * The origin the caller reached: links then work wherever the server is (a port, a proxy with
+ * SOUK_TRUST_PROXY, another host name); a Host header that is not a host falls back to the
+ * configured public URL.
+ */
+export function requestOrigin(req: FastifyRequest, fallback: string): string {
+  const host = req.host;
+  return typeof host === 'string' && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? `${req.protocol}://${host}` : fallback.replace(/\/+$/, '');
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * A browser opening /graphql without a query gets GraphiQL. Added before Apollo's plugin is
@@ -97,10 +118,21 @@ export const exploreModule: Module = {
   http: {
     register: (app, deps) => {
       app.get('/', async (req, reply) => {
-        if (wantsHtml(req)) return send(reply, join(WEB, 'index.html'));
-        return { name: 'souk', ...entryPoints(deps.config.publicUrl) };
+        const origin = requestOrigin(req, deps.config.publicUrl);
+        if (wantsHtml(req)) {
+          const page = (await load(join(WEB, 'index.html'))).toString('utf8').replaceAll('{{origin}}', escapeHtml(origin));
+          return send(reply, join(WEB, 'index.html'), 0, Buffer.from(page));
+        }
+        return { name: 'souk', ...entryPoints(origin) };
       });
+      for (const [root, api] of Object.entries(API_ROOTS)) {
+        app.get(root, async (req) => {
+          const origin = requestOrigin(req, deps.config.publicUrl);
+          return { name: api.name, openapi: `${origin}${api.openapi}`, reference: `${origin}${api.reference}` };
+        });
+      }
       app.get('/v1/docs', async (_req, reply) => send(reply, join(WEB, 'reference.html')));
+      app.get('/feeef/v1/docs', async (_req, reply) => send(reply, join(WEB, 'feeef-reference.html')));
       app.get('/verify-email', async (_req, reply) => send(reply, join(WEB, 'account.html')));
       app.get('/reset-password', async (_req, reply) => send(reply, join(WEB, 'account.html')));
       app.get('/assets/:name', async (req, reply) => {

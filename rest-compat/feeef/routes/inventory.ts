@@ -21,6 +21,10 @@ type Row = Record<string, any>;
 const PROJECT: Record<string, Param> = { projectId: { type: 'string', description: 'The store id' }, storeId: { type: 'string' }, store_id: { type: 'string' } };
 const storeOf = (call: Call) => requireStore(call, 'projectId');
 
+const PUBLIC_PRODUCTS = 'query($store: String!, $cursor: String, $limit: Int) { storefront(store: $store) { products(limit: $limit, cursor: $cursor) { data { sku inStock available } nextCursor } } }';
+/** Pages of 100 the public availability reads at most: the storefront's read limit counts each. */
+const PUBLIC_PAGES = 20;
+
 const toWarehouse = (w: Row) => ({ ...w, projectId: w.storeId });
 const warehouseSchema = obj({ id: str, projectId: str, name: str, code: str, metadata: anyObj, createdAt: time, updatedAt: time });
 const warehouseInput: FieldMap = {
@@ -238,7 +242,7 @@ export const routes: FeeefRoute[] = [
     body: input({ projectId: str, name: str, code: str, namespacePrefix: str, metadata: anyObj, email: str, address: anyObj, active: bool, isDefault: bool }),
     response: warehouseSchema,
     handle: async (call) => {
-      return toWarehouse(await onResource(call, ['whs'], { input: mapInput(call.body, warehouseInput) }));
+      return toWarehouse(await onResource(call, ['whs'], () => ({ input: mapInput(call.body, warehouseInput) })));
     },
   },
   deleteRoute({
@@ -314,6 +318,37 @@ export const routes: FeeefRoute[] = [
       return toObject(storeId, await skusOf(call, storeId, [productId]))(level);
     },
   },
+  {
+    method: 'POST',
+    path: '/inventory/public/availability',
+    summary:
+      "Anonymous: what shoppers may order of each SKU in storeId, from the storefront's active products: the count when the store shows stock levels, else 1 in stock and 0 not; an unknown SKU is 0",
+    operation: PUBLIC_PRODUCTS,
+    errors: [429],
+    body: input({ storeId: str, skus: strs }, ['storeId', 'skus']),
+    response: obj({ data: { type: 'object', additionalProperties: int } }),
+    handle: async (call) => {
+      const storeId = requireStore(call, 'storeId', ['storeId']);
+      const skus = call.body.skus;
+      if (!Array.isArray(skus) || skus.length === 0 || skus.length > 200 || skus.some((s) => typeof s !== 'string' || s === '')) throw invalid('skus', 'must hold 1 to 200 SKUs');
+      const wanted = new Set(skus as string[]);
+      const data: Record<string, number> = Object.fromEntries([...wanted].map((sku) => [sku, 0]));
+      let found = 0;
+      let cursor: string | null = null;
+      // The storefront's list is the public view of stock; it is walked until every SKU is seen, a bounded number of pages.
+      for (let page = 0; page < PUBLIC_PAGES && found < wanted.size; page++) {
+        const list: { data: Row[]; nextCursor: string | null } = (await call.run({ store: storeId, cursor, limit: 100 })).products;
+        for (const p of list.data) {
+          if (!p.sku || !wanted.has(p.sku)) continue;
+          found++;
+          data[p.sku] = typeof p.available === 'number' ? Math.max(0, p.available) : p.inStock ? 1 : 0;
+        }
+        if (!list.nextCursor) break;
+        cursor = list.nextCursor;
+      }
+      return { data };
+    },
+  },
   // Purchase orders.
   {
     method: 'GET',
@@ -357,7 +392,7 @@ export const routes: FeeefRoute[] = [
     body: poBody,
     response: poSchema,
     handle: async (call) => {
-      return toPurchaseOrder(await onResource(call, ['po'], { input: purchaseOrderInput(call.body, false) }));
+      return toPurchaseOrder(await onResource(call, ['po'], () => ({ input: purchaseOrderInput(call.body, false) })));
     },
   },
   {

@@ -1,7 +1,8 @@
 import { invalid } from '../../../src/core/errors.js';
-import { namedStore, requireStore, storeFor } from '../locate.js';
+import { CART_PRICE, CHECKOUT, guestCalculate, guestSend, guestTrack, PARCEL_TO_DELIVERY, TRACKING } from '../guest.js';
+import { missing, namedStore, requireStore, storeFor, storeOfResource } from '../locate.js';
 import { envelope, located, pageArgs, pageList, scan, SCAN_LIMIT, tooManyToFilter, type SoukPage, deleteRoute, STORE_PARAMS, FIND_PARAMS } from '../pages.js';
-import { assertById, PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
+import { assertById, PAGE_PARAMS, Reply, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, input, int, nnum, nstr, num, obj, pageOf, str, time } from '../schema.js';
 import {
   deliveryStatusOf,
@@ -133,7 +134,7 @@ const LIST_PARAMS: Record<string, Param> = {
 /** Fields of Feeef's order update Souk derives itself (totals, payment, delivery) or fixes at creation (shipping). */
 const FIXED = ['shippingAddress', 'shippingCity', 'shippingState', 'shippingCountry', 'shippingType', 'shippingMethodId', 'coupon', 'subtotal', 'shippingPrice', 'total', 'discount', 'paymentStatus', 'deliveryStatus'];
 
-async function createOrder(call: Call) {
+async function createOrder(call: Call, operation?: string) {
   const storeId = requireStore(call, 'storeId');
   const { status, customStatus, paymentStatus, deliveryStatus, ...rest } = call.body;
   const statuses = await statusesOf(call, storeId);
@@ -144,7 +145,7 @@ async function createOrder(call: Call) {
   if (deliveryStatus !== undefined && deliveryStatus !== 'pending') throw invalid('deliveryStatus', 'a new order is pending delivery: Souk records it from parcels');
   const mapped = mapInput(rest, orderCreateInput());
   mapped.customerName ??= mapped.customerPhone;
-  return toOrder(await call.run({ storeId, input: mapped }, { operation: CREATE }), kindsOf(statuses));
+  return toOrder(await call.run({ storeId, input: mapped }, operation ? { operation } : undefined), kindsOf(statuses));
 }
 
 const createBody = {
@@ -152,7 +153,10 @@ const createBody = {
   additionalProperties: true,
 };
 
-const CREATE_ROUTE = { operation: CREATE, operations: [STATUSES], status: 201 as const, body: createBody, response: orderSchema, handle: createOrder };
+const CREATE_ROUTE = { operation: CREATE, operations: [STATUSES], status: 201 as const, body: createBody, response: orderSchema, handle: (call: Call) => createOrder(call) };
+
+/** A guest's order: the member order's fields (no custom status: the slug is the store's), and the customer's token. */
+const sendSchema = { ...orderSchema, properties: { ...(orderSchema.properties as object), customStatus: nstr, orderToken: str } };
 
 const trackSchema = obj({
   id: str,
@@ -165,15 +169,6 @@ const trackSchema = obj({
   history: arr(obj({ status: str, deliveryStatus: str, paymentStatus: str, createdAt: time })),
 });
 
-const PARCEL_TO_DELIVERY: Record<string, string> = {
-  delivered: 'delivered',
-  returned: 'returned',
-  returning: 'delivering',
-  in_transit: 'delivering',
-  out_for_delivery: 'delivering',
-  picked_up: 'delivering',
-  on_hold: 'delivering',
-};
 
 export const routes: FeeefRoute[] = [
   {
@@ -220,7 +215,25 @@ export const routes: FeeefRoute[] = [
     },
   },
   { method: 'POST', path: '/orders', summary: "Create an order in the body's storeId; it takes the store's first status (Feeef fields Souk has no column for are kept in metadata.feeef)", ...CREATE_ROUTE },
-  { method: 'POST', path: '/orders/send', summary: 'Send an order (as POST /orders; Souk creates orders with a store token, not anonymously)', ...CREATE_ROUTE },
+  {
+    method: 'POST',
+    path: '/orders/send',
+    summary:
+      "Send an order. Without a token: a guest checkout in the body's storeId (the storefront's, priced from the store's records), answered with the order and its `orderToken`, the customer's bearer token for it; Idempotency-Key is honoured. With a member's token: as POST /orders",
+    operation: CHECKOUT,
+    // The storefront's limits, and the geo data its shipping checks read.
+    errors: [429, 503],
+    operations: [CREATE, STATUSES],
+    status: 201,
+    body: createBody,
+    response: sendSchema,
+    handle: async (call) => {
+      if (call.ctx.actor) return createOrder(call, CREATE);
+      const key = call.headers['idempotency-key'];
+      const { order, replayed } = await guestSend(call, typeof key === 'string' ? key : undefined);
+      return new Reply(201, order, { 'cache-control': 'no-store', ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
+    },
+  },
   {
     method: 'GET',
     path: '/orders/{id}',
@@ -278,15 +291,24 @@ export const routes: FeeefRoute[] = [
   {
     method: 'GET',
     path: '/orders/{id}/track',
-    summary: "An order's status and its delivery history (the events of its parcels), for a member of its store",
-    operation: GET_ORDER,
-    operations: [STATUSES, PARCELS],
+    summary:
+      "An order's status and its delivery history. Without a token, anyone with the id (the order's store serving its storefront): no name, phone or address, the status history and the parcels' statuses; unknown id → 404. With a member's token: also the customer's name, and the parcels' events",
+    operation: TRACKING,
+    // The storefront's limits, and the geo data its shipping checks read.
+    errors: [429, 503],
+    operations: [GET_ORDER, STATUSES, PARCELS],
     query: STORE_PARAMS,
     response: trackSchema,
     handle: async (call) => {
       const id = call.params.id;
+      if (!call.ctx.actor) {
+        // Anyone with the id: the order's store only routes the storefront's read, which answers the public view.
+        const store = namedStore(call) ?? (await storeOfResource(call.ctx, id, ['ord']));
+        if (!store) throw missing(id);
+        return guestTrack(call, store, id);
+      }
       const storeId = await storeFor(call, id, ['ord']);
-      const o = toOrder(await located(id, call.run({ storeId, id })), kindsOf(await statusesOf(call, storeId)));
+      const o = toOrder(await located(id, call.run({ storeId, id }, { operation: GET_ORDER })), kindsOf(await statusesOf(call, storeId)));
       const parcels = (await call.run({ storeId, orderId: id }, { operation: PARCELS })).data as Row[];
       const history = parcels
         .flatMap((p) => p.history as Row[])
@@ -298,13 +320,18 @@ export const routes: FeeefRoute[] = [
   {
     method: 'POST',
     path: '/orders/calculate',
-    summary: "Price a cart in the body's storeId: subtotal from the products' prices (or the item price given); shipping is null (Souk prices shipping by method at order creation)",
-    operation: PRODUCT,
-    body: input({ storeId: str, items: arr(anyObj), shippingState: nstr, shippingCountry: nstr, shippingType: nstr, shippingAddress: nstr }, ['storeId', 'items']),
+    summary:
+      "Price a cart in the body's storeId. Without a token: the storefront's cart price (prices, coupon and shipping to shippingState from the store's records; amounts sent are ignored) with Souk's problems beside. With a member's token: subtotal from the products' prices (or the item price given), shipping null",
+    operation: CART_PRICE,
+    // The storefront's limits, and the geo data its shipping checks read.
+    errors: [429, 503],
+    operations: [PRODUCT],
+    body: input({ storeId: str, items: arr(anyObj), shippingState: nstr, shippingCountry: nstr, shippingType: nstr, shippingAddress: nstr, coupon: nstr }, ['storeId', 'items']),
     response: obj({ pricing: obj({ subtotal: num, shippingPrice: nnum, calculatedTotal: num }) }),
     handle: async (call) => {
+      if (!call.ctx.actor) return guestCalculate(call);
       const storeId = requireStore(call, 'storeId');
-      const { items } = mapInput(call.body, { storeId: null, items: 'items', shippingState: null, shippingCountry: null, shippingType: null, shippingAddress: null });
+      const { items } = mapInput(call.body, { storeId: null, items: 'items', shippingState: null, shippingCountry: null, shippingType: null, shippingAddress: null, coupon: null });
       if (!Array.isArray(items) || items.length === 0 || items.length > 100) throw invalid('items', 'must hold 1 to 100 items');
       let cents = 0;
       for (const [i, item] of (items as Row[]).entries()) {
@@ -313,7 +340,7 @@ export const routes: FeeefRoute[] = [
         let price = item?.price;
         if (price === undefined || price === null) {
           if (typeof item?.productId !== 'string') throw invalid(`items.${i}.productId`, 'is required without a price');
-          price = (await located(item.productId, call.run({ storeId, id: item.productId }))).price;
+          price = (await located(item.productId, call.run({ storeId, id: item.productId }, { operation: PRODUCT }))).price;
         }
         if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) throw invalid(`items.${i}.price`, 'must be a number from 0');
         cents += Math.round(price * 100) * qty - Math.round((typeof item?.discount === 'number' ? item.discount : 0) * 100);

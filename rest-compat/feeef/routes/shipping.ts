@@ -193,7 +193,7 @@ export const routes: FeeefRoute[] = [
     body: input({ name: str, logoUrl: nstr, prices: anyObj, status: oneOf('draft', 'published'), currency: str, storeId: str }),
     response: priceSchema,
     handle: async (call) => {
-      return onResource(call, ['shp'], { patch: mapInput(call.body, priceInput) });
+      return onResource(call, ['shp'], () => ({ patch: mapInput(call.body, priceInput) }));
     },
   },
   deleteRoute({
@@ -247,7 +247,7 @@ export const routes: FeeefRoute[] = [
     body: input({ name: str, description: nstr, logoUrl: nstr, ondarkLogoUrl: nstr, price: num, rates: { type: 'null' }, status: str, policy: str, shippingPriceId: nstr, storeId: str }),
     response: methodSchema,
     handle: async (call) => {
-      return toMethod(await onResource(call, ['shm'], { input: mapInput(call.body, methodInput) }));
+      return toMethod(await onResource(call, ['shm'], () => ({ input: mapInput(call.body, methodInput) })));
     },
   },
   deleteRoute({

@@ -1,4 +1,5 @@
 import { invalid } from '../../../src/core/errors.js';
+import { requireMember } from '../locate.js';
 import { pageArgs, pageList, scan, SCAN_LIMIT } from '../pages.js';
 import { BY_ID, assertById, PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, input, int, nstr, num, obj, oneOf, pageOf, str } from '../schema.js';
@@ -78,7 +79,10 @@ export const routes: FeeefRoute[] = [
     operation: `mutation($id: ID!, $input: StoreUpdateInput!) { updateStore(id: $id, input: $input) { ${STORE} } }`,
     body: input({ name: str, currency: str, slug: str, title: str, description: str, metadata: anyObj }),
     response: storeSchema,
-    handle: async (call) => toFeeefStore(call)(await call.run({ id: call.params.id, input: mapInput(call.body, storeInput) })),
+    handle: async (call) => {
+      await requireMember(call, call.params.id, call.params.id);
+      return toFeeefStore(call)(await call.run({ id: call.params.id, input: mapInput(call.body, storeInput) }));
+    },
   },
   {
     method: 'DELETE',
@@ -146,6 +150,7 @@ export const routes: FeeefRoute[] = [
     body: input({ email: str, role: oneOf('editor', 'viewer', 'confermer', 'admin', 'owner'), name: nstr, metadata: anyObj, scopes: arr(str) }, ['email', 'role']),
     response: memberSchema,
     handle: async (call) => {
+      await requireMember(call, call.params.id, call.params.id);
       const mapped = mapInput(call.body, { email: 'email', role: (v, out) => (out.role = toSoukRole(v)), name: null, metadata: null, scopes: null });
       return toMember(await call.run({ storeId: call.params.id, input: mapped }));
     },
@@ -159,6 +164,7 @@ export const routes: FeeefRoute[] = [
     body: input({ role: oneOf('editor', 'viewer', 'confermer', 'admin', 'owner'), name: nstr, metadata: anyObj, scopes: arr(str) }),
     response: memberSchema,
     handle: async (call) => {
+      await requireMember(call, call.params.id, call.params.id);
       const mapped = mapInput(call.body, { role: (v, out) => (out.role = toSoukRole(v)), name: null, metadata: null, scopes: null });
       if (mapped.role === undefined) return toMember(await member(call, call.params.id, call.params.memberId));
       return toMember(await call.run({ storeId: call.params.id, userId: call.params.memberId, input: mapped }));

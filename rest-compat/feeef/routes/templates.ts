@@ -1,4 +1,4 @@
-import { invalid } from '../../../src/core/errors.js';
+import { AppError, invalid } from '../../../src/core/errors.js';
 import { ProblemError } from '../../router.js';
 import { LOCALE_ROW, LOCALES, STORE_TEMPLATE } from '../../routes/store-templates.js';
 import { TEMPLATE_COMPONENT } from '../../routes/template-components.js';
@@ -227,10 +227,13 @@ export const routes: FeeefRoute[] = [
       const storeId = namedStore(call);
       if (storeId) return toComponent(await call.run({ id, storeId }));
       // A member reads the component in its own store; anyone else reads it only if it is shared.
+      if (!call.ctx.actor) return toComponent(await located(id, call.run({ id })));
       try {
         return toComponent(await call.run({ id, storeId: await storeFor(call, id, ['tpc']) }));
       } catch (err) {
-        if (!(err instanceof ProblemError) || err.problem.code !== 'NOT_FOUND') throw err;
+        // Not a member of its store (the lookup's 404) or not in it (GraphQL's): the shared view decides.
+        const notFound = err instanceof ProblemError ? err.problem.code === 'NOT_FOUND' : err instanceof AppError && err.code === 'NOT_FOUND';
+        if (!notFound) throw err;
         return toComponent(await located(id, call.run({ id })));
       }
     },
@@ -244,7 +247,7 @@ export const routes: FeeefRoute[] = [
     body: { type: 'object', additionalProperties: true },
     response: componentSchema,
     handle: async (call) => {
-      return toComponent(await onResource(call, ['tpc'], { input: mapInput(call.body, componentInput) }));
+      return toComponent(await onResource(call, ['tpc'], () => ({ input: mapInput(call.body, componentInput) })));
     },
   },
   deleteRoute({
@@ -345,7 +348,7 @@ export const routes: FeeefRoute[] = [
     body: { type: 'object', additionalProperties: true },
     response: storeTemplateSchema,
     handle: async (call) => {
-      return toStoreTemplate(await onResource(call, ['stt'], { input: mapInput(call.body, storeTemplateInput) }));
+      return toStoreTemplate(await onResource(call, ['stt'], () => ({ input: mapInput(call.body, storeTemplateInput) })));
     },
   },
   deleteRoute({
@@ -377,7 +380,7 @@ export const routes: FeeefRoute[] = [
     response: localeSchema,
     handle: async (call) => {
       const id = call.params.id;
-      const row = await onResource(call, ['stt'], { input: mapInput(call.body, { locale: 'locale', messages: 'messages', isDefault: 'isDefault' }) });
+      const row = await onResource(call, ['stt'], () => ({ input: mapInput(call.body, { locale: 'locale', messages: 'messages', isDefault: 'isDefault' }) }));
       return toLocale(id)(row);
     },
   },
@@ -391,7 +394,7 @@ export const routes: FeeefRoute[] = [
     response: bundleSchema,
     handle: async (call) => {
       const id = call.params.id;
-      return toBundle(id, await onResource(call, ['stt'], { input: mapInput(call.body, { locales: 'locales' }) }));
+      return toBundle(id, await onResource(call, ['stt'], () => ({ input: mapInput(call.body, { locales: 'locales' }) })));
     },
   },
   {
@@ -405,7 +408,7 @@ export const routes: FeeefRoute[] = [
     response: localeSchema,
     handle: async (call) => {
       const id = call.params.id;
-      const put = await onResource(call, ['stt'], { locale: call.params.locale, input: mapInput(call.body, { messages: 'messages', isDefault: 'isDefault' }) });
+      const put = await onResource(call, ['stt'], () => ({ locale: call.params.locale, input: mapInput(call.body, { messages: 'messages', isDefault: 'isDefault' }) }));
       return toLocale(id)(put.locale);
     },
   },
