@@ -173,8 +173,18 @@ export async function updateStore(ctx: Ctx, id: string, input: StoreUpdate): Pro
 
 export async function deleteStore(ctx: Ctx, id: string): Promise<void> {
   // The delete locks the store row before its records (cascades): the order every writer follows.
-  const deleted = await transaction(ctx, (tx) => tx.em.nativeDelete(Store, { id }));
-  if (!deleted) throw notFound('store');
+  // A writer that locked a record first (a provider's answer coming back) can still deadlock with
+  // it; the delete loses nothing by trying again, and each new try finds fewer writers ahead.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const deleted = await transaction(ctx, (tx) => tx.em.nativeDelete(Store, { id }));
+      if (!deleted) throw notFound('store');
+      return;
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'CONFLICT') || attempt >= 4) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+    }
+  }
 }
 
 async function memberView(ctx: Ctx, members: Membership[]): Promise<MemberType[]> {
