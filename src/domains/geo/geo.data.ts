@@ -42,6 +42,10 @@ function dataPath(file: string): string | null {
 }
 const loaded = new Map<string, CountryData>();
 
+const absentUntil = new Map<string, number>();
+const notInstalled = (country: string) =>
+  new AppError('NOT_CONFIGURED', `The geo data of ${country} is not installed on this server (scripts/geo-data.mjs generates it; SOUK_GEO_DATA_DIR says where it is)`);
+
 /** Read once, on first use: the answers are shared, never copied per call. */
 function countryData(country: string): CountryData | null {
   const key = country.toUpperCase();
@@ -50,12 +54,16 @@ function countryData(country: string): CountryData | null {
   let data = loaded.get(key);
   if (!data) {
     let raw: { [country: string]: Array<GeoState & { cities: GeoCity[] }> };
+    // Looking for an absent file costs three stat calls and a throw: ask the disk again each minute.
+    const missing = absentUntil.get(key);
+    if (missing && missing > Date.now()) throw notInstalled(key);
     const path = dataPath(file);
+    if (!path) absentUntil.set(key, Date.now() + 60_000);
     try {
       if (!path) throw new Error('absent');
       raw = JSON.parse(readFileSync(path, 'utf8'));
     } catch {
-      throw new AppError('NOT_CONFIGURED', `The geo data of ${key} is not installed on this server (scripts/geo-data.mjs generates it; SOUK_GEO_DATA_DIR says where it is)`);
+      throw notInstalled(key);
     }
     const list = raw[key];
     data = {
