@@ -57,6 +57,8 @@ describe('the developer console', { skip }, () => {
     await page.fill('#signin-password', 'correct horse battery');
     await page.click('#signin-form button[type=submit]');
     await page.waitForSelector('#store-view:not([hidden])');
+    // The store list arrives after the view opens: wait for it to choose the store.
+    await page.waitForFunction((id) => (globalThis as any).document.getElementById('store-select').value === id, owner.storeId, { timeout: 30_000 });
     assert.equal(await page.inputValue('#store-select'), owner.storeId);
     // On screen, not only in the DOM: signed in, the sign-in and sign-up forms are gone.
     assert.equal(await page.isVisible('#signin-view'), false, 'the sign-in forms stay on screen after sign-in');
