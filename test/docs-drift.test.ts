@@ -24,6 +24,18 @@ test('no doc cites a document this repository does not have (a contract, a spec,
   assert.deepEqual(cited, []);
 });
 
+test('no doc keeps a merge conflict marker', () => {
+  const marked: string[] = [];
+  for (const file of docs()) {
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/^(<{7}|>{7})( |$)|^={7}$/.test(line)) marked.push(`${file}:${i + 1}: ${line}`);
+      });
+  }
+  assert.deepEqual(marked, []);
+});
+
 test('development mail without SMTP is a file under the data dir, as operations.md says', async () => {
   const svc = await startTestService({ NODE_ENV: 'development', LOG_LEVEL: 'silent' });
   try {
