@@ -113,6 +113,29 @@ test("image prompt templates: the platform's (admin) and a store's own; the SDK'
   assertFeeefProblem(await owner.ff.delete(`/image_prompt_templates/${platform.data.id}`, { by: 'id' }), 403, 'FORBIDDEN');
 });
 
+test('image prompt templates: a {{var}} propsSchema does not declare is taken as free text (declared a string), on create and update', async () => {
+  // imagePromptTemplates.create({name, prompt, propsSchema}): the SDK posts the object as it is.
+  const created = await owner.ff.post('/image_prompt_templates', { name: 'Styled', prompt: 'A photo of {{product}} in {{style}}', propsSchema: { type: 'object', properties: { product: { type: 'string' } }, additionalProperties: false } }, { storeId: owner.storeId });
+  assert.equal(created.status, 201, created.text);
+  assert.deepEqual(created.data.propsSchema.properties, { product: { type: 'string' }, style: { type: 'string' } });
+  assert.equal(created.data.propsSchema.additionalProperties, false);
+  // Without a propsSchema at all (the platform's, as the SDK sends it without params).
+  const bare = await admin.ff.post('/image_prompt_templates', { name: 'Bare', prompt: 'A {{ mood }} logo' });
+  assert.equal(bare.status, 201, bare.text);
+  assert.deepEqual(bare.data.propsSchema, { properties: { mood: { type: 'string' } } });
+  // update({id, data: {prompt}}): the new variable joins the stored schema; a new schema keeps the prompt's.
+  const id = created.data.id;
+  const reworded = await owner.ff.put(`/image_prompt_templates/${id}`, { prompt: '{{product}} by {{brand}}' });
+  assert.equal(reworded.status, 200, reworded.text);
+  assert.deepEqual(Object.keys(reworded.data.propsSchema.properties).sort(), ['brand', 'product', 'style']);
+  const reschemed = await owner.ff.put(`/image_prompt_templates/${id}`, { propsSchema: { type: 'object', properties: {} } });
+  assert.equal(reschemed.status, 200, reschemed.text);
+  assert.deepEqual(Object.keys(reschemed.data.propsSchema.properties).sort(), ['brand', 'product']);
+  // Souk's own /v1 keeps its rule: every {{var}} declared.
+  const v1 = await api('POST', `/v1/ai/image-prompt-templates?storeId=${owner.storeId}`, { token: owner.token, body: { name: 'x', prompt: 'A {{city}}', propsSchema: { type: 'object', properties: {} } } });
+  assert.equal(v1.status, 400, JSON.stringify(v1.body));
+});
+
 test('shipping prices and methods: flat CRUD, PUT merges prices, status[] filters', async () => {
   const { ff, storeId } = owner;
   const price = await ff.post('/shipping_prices', { name: 'Standard', storeId, prices: { DZ: { '16': { home: 400, desk: 200, pickup: null } } }, status: 'published' });
