@@ -136,6 +136,50 @@ test('image prompt templates: a {{var}} propsSchema does not declare is taken as
   assert.equal(v1.status, 400, JSON.stringify(v1.body));
 });
 
+test("store-less SDK calls take the caller's only store; a member of several stores is asked to name one", async () => {
+  const solo = await feeefStore(svc.url);
+  const { ff, storeId } = solo;
+  // promos.create({code, discount, strict}) and promos.list(): no store_id anywhere.
+  const promo = await ff.post('/promos', { code: 'SOLO10', discount: [[0, 10]], strict: false });
+  assert.equal(promo.status, 201, promo.text);
+  const promos = await ff.get('/promos', {});
+  assert.equal(promos.status, 200, promos.text);
+  assert.deepEqual(promos.data.data.map((p: any) => p.code), ['SOLO10']);
+  // productLandingPages.list({storeId}): the SDK forwards only `params`, so the store is dropped.
+  const pages = await ff.get('/product_landing_pages', {});
+  assert.equal(pages.status, 200, pages.text);
+  assert.deepEqual(pages.data.data, []);
+  // templateComponents.create({title, code, propsSchema, propsDefault}) and storeTemplates.create({title}).
+  const component = await ff.post('/template_components', { title: 'Solo hero', code: '<div/>', propsSchema: { type: 'object' }, propsDefault: {} });
+  assert.equal(component.status, 201, component.text);
+  assert.equal(component.data.storeId, storeId);
+  const template = await ff.post('/store_templates', { title: 'Solo theme' });
+  assert.equal(template.status, 201, template.text);
+  assert.equal(template.data.storeId, storeId);
+
+  // A second store: the caller must name the one meant.
+  assert.equal((await ff.post('/stores', { name: 'Second' })).status, 201);
+  const several = [
+    await ff.get('/promos', {}),
+    await ff.post('/promos', { code: 'TWO10', discount: [[0, 10]], strict: false }),
+    await ff.get('/product_landing_pages', {}),
+    await ff.post('/template_components', { title: 'Two', code: '<div/>', propsSchema: { type: 'object' }, propsDefault: {} }),
+    await ff.post('/store_templates', { title: 'Two' }),
+  ];
+  for (const res of several) {
+    assertFeeefProblem(res, 400, 'VALIDATION_FAILED');
+    assert.match(res.data.detail, /several stores/);
+    assert.ok(['store_id', 'storeId'].includes(res.data.errors[0].path), res.text);
+  }
+  assert.equal((await ff.get('/promos', { store_id: storeId })).data.data.length, 1);
+  // A user with no store, and no token at all.
+  const none = await feeefSignup(svc.url, 'Nobody');
+  const empty = await none.ff.get('/promos', {});
+  assertFeeefProblem(empty, 400, 'VALIDATION_FAILED');
+  assert.match(empty.data.detail, /no store/);
+  assertFeeefProblem(await feeefClient(svc.url).get('/promos', {}), 401, 'UNAUTHENTICATED');
+});
+
 test('shipping prices and methods: flat CRUD, PUT merges prices, status[] filters', async () => {
   const { ff, storeId } = owner;
   const price = await ff.post('/shipping_prices', { name: 'Standard', storeId, prices: { DZ: { '16': { home: 400, desk: 200, pickup: null } } }, status: 'published' });
@@ -169,7 +213,7 @@ test('promos: snake_case, [[0, percent]] discounts, list with validNow, find, va
   assert.equal(created.data.count, 0);
   assert.equal(created.data.max, 10);
   assertFeeefProblem(await ff.post('/promos', { code: 'ladder', discount: [[3, 10], [6, 20]], strict: false, store_id: storeId }), 400, 'VALIDATION_FAILED');
-  assertFeeefProblem(await ff.post('/promos', { code: 'nostore', discount: [[0, 5]], strict: false }), 400, 'VALIDATION_FAILED');
+  // Without store_id the caller's only store is taken (see the store-less calls' test).
   const off = await ff.post('/promos', { code: 'old', type: 'fixed', value: 100, active: false, store_id: storeId });
   assert.equal(off.status, 201, off.text);
   const all = await ff.get('/promos', { store_id: storeId, page: 1, limit: 10 });

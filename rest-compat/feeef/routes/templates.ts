@@ -2,7 +2,7 @@ import { AppError, invalid } from '../../../src/core/errors.js';
 import { ProblemError } from '../../router.js';
 import { LOCALE_ROW, LOCALES, STORE_TEMPLATE } from '../../routes/store-templates.js';
 import { TEMPLATE_COMPONENT } from '../../routes/template-components.js';
-import { namedStore, requireStore, storeFor, storeOfResource } from '../locate.js';
+import { namedStore, requireStore, storeFor, storeOfResource, storeOrOnly } from '../locate.js';
 import { located, pageArgs, pageList, findRoute, deleteRoute, onResource, STORE_PARAMS, FIND_PARAMS } from '../pages.js';
 import { assertById, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
 import { anyObj, arr, bool, input, int, nobj, nstr, obj, oneOf, pageOf, str, strs, time } from '../schema.js';
@@ -228,7 +228,7 @@ export const routes: FeeefRoute[] = [
     status: 201,
     body: { ...input({ title: str, code: str, policy: str, storeId: str }, ['title', 'code']), additionalProperties: true },
     response: componentSchema,
-    handle: async (call) => toComponent(await call.run({ storeId: requireStore(call, 'storeId'), input: mapInput(call.body, componentInput) })),
+    handle: async (call) => toComponent(await call.run({ storeId: await storeOrOnly(call), input: mapInput(call.body, componentInput) })),
   },
   {
     method: 'GET',
@@ -345,7 +345,7 @@ export const routes: FeeefRoute[] = [
     status: 201,
     body: { ...input({ title: str, storeId: str, defaultLocale: str, schema: nobj, data: nobj }, ['title']), additionalProperties: true },
     response: storeTemplateSchema,
-    handle: async (call) => toStoreTemplate(await call.run({ storeId: requireStore(call, 'storeId'), input: mapInput(call.body, storeTemplateInput) })),
+    handle: async (call) => toStoreTemplate(await call.run({ storeId: await storeOrOnly(call), input: mapInput(call.body, storeTemplateInput) })),
   },
   findRoute({
     path: '/store_templates/{id}',
