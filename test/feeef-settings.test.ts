@@ -180,6 +180,33 @@ test("store-less SDK calls take the caller's only store; a member of several sto
   assertFeeefProblem(await feeefClient(svc.url).get('/promos', {}), 401, 'UNAUTHENTICATED');
 });
 
+test('templateComponents.fork({fromId, storeId, title}) of a marketplace component: the copy is the store\'s, whoever owns the source', async () => {
+  const author = await feeefStore(svc.url);
+  const published = await author.ff.post('/template_components', { title: 'Market hero', code: '<section/>', propsSchema: { type: 'object' }, propsDefault: {}, policy: 'public' });
+  assert.equal(published.status, 201, published.text);
+  const unlisted = await author.ff.post('/template_components', { title: 'Link only', code: '<div/>', policy: 'unlisted' });
+  assert.equal(unlisted.status, 201, unlisted.text);
+  // A member of two stores finds it in the marketplace (list without storeId) and forks it into the second.
+  const buyer = await feeefStore(svc.url);
+  const second = await buyer.ff.post('/stores', { name: 'Second' });
+  assert.equal(second.status, 201, second.text);
+  const market = await buyer.ff.get('/template_components', {});
+  assert.ok(market.data.data.some((c: any) => c.id === published.data.id), market.text);
+  for (const [source, into] of [[published.data, second.data.id], [unlisted.data, buyer.storeId]]) {
+    const fork = await buyer.ff.post(`/template_components/${source.id}/fork`, { storeId: into, title: `My ${source.title}` });
+    assert.equal(fork.status, 201, fork.text);
+    assert.equal(fork.data.storeId, into);
+    assert.equal(fork.data.parentId, source.id);
+    assert.equal(fork.data.policy, 'private');
+    assert.equal(fork.data.code, source.code);
+    const library = await buyer.ff.get('/template_components', { storeId: into });
+    assert.ok(library.data.data.some((c: any) => c.id === fork.data.id), library.text);
+  }
+  // A private source stays its store's: another store's fork answers as a missing component.
+  const kept = await author.ff.post('/template_components', { title: 'Kept', code: '<div/>' });
+  assertFeeefProblem(await buyer.ff.post(`/template_components/${kept.data.id}/fork`, { storeId: buyer.storeId, title: 'x' }), 404, 'NOT_FOUND');
+});
+
 test('shipping prices and methods: flat CRUD, PUT merges prices, status[] filters', async () => {
   const { ff, storeId } = owner;
   const price = await ff.post('/shipping_prices', { name: 'Standard', storeId, prices: { DZ: { '16': { home: 400, desk: 200, pickup: null } } }, status: 'published' });
