@@ -113,6 +113,100 @@ test("image prompt templates: the platform's (admin) and a store's own; the SDK'
   assertFeeefProblem(await owner.ff.delete(`/image_prompt_templates/${platform.data.id}`, { by: 'id' }), 403, 'FORBIDDEN');
 });
 
+test('image prompt templates: a {{var}} propsSchema does not declare is taken as free text (declared a string), on create and update', async () => {
+  // imagePromptTemplates.create({name, prompt, propsSchema}): the SDK posts the object as it is.
+  const created = await owner.ff.post('/image_prompt_templates', { name: 'Styled', prompt: 'A photo of {{product}} in {{style}}', propsSchema: { type: 'object', properties: { product: { type: 'string' } }, additionalProperties: false } }, { storeId: owner.storeId });
+  assert.equal(created.status, 201, created.text);
+  assert.deepEqual(created.data.propsSchema.properties, { product: { type: 'string' }, style: { type: 'string' } });
+  assert.equal(created.data.propsSchema.additionalProperties, false);
+  // Without a propsSchema at all (the platform's, as the SDK sends it without params).
+  const bare = await admin.ff.post('/image_prompt_templates', { name: 'Bare', prompt: 'A {{ mood }} logo' });
+  assert.equal(bare.status, 201, bare.text);
+  assert.deepEqual(bare.data.propsSchema, { properties: { mood: { type: 'string' } } });
+  // update({id, data: {prompt}}): the new variable joins the stored schema; a new schema keeps the prompt's.
+  const id = created.data.id;
+  const reworded = await owner.ff.put(`/image_prompt_templates/${id}`, { prompt: '{{product}} by {{brand}}' });
+  assert.equal(reworded.status, 200, reworded.text);
+  assert.deepEqual(Object.keys(reworded.data.propsSchema.properties).sort(), ['brand', 'product', 'style']);
+  const reschemed = await owner.ff.put(`/image_prompt_templates/${id}`, { propsSchema: { type: 'object', properties: {} } });
+  assert.equal(reschemed.status, 200, reschemed.text);
+  assert.deepEqual(Object.keys(reschemed.data.propsSchema.properties).sort(), ['brand', 'product']);
+  // Souk's own /v1 keeps its rule: every {{var}} declared.
+  const v1 = await api('POST', `/v1/ai/image-prompt-templates?storeId=${owner.storeId}`, { token: owner.token, body: { name: 'x', prompt: 'A {{city}}', propsSchema: { type: 'object', properties: {} } } });
+  assert.equal(v1.status, 400, JSON.stringify(v1.body));
+});
+
+test("store-less SDK calls take the caller's only store; a member of several stores is asked to name one", async () => {
+  const solo = await feeefStore(svc.url);
+  const { ff, storeId } = solo;
+  // promos.create({code, discount, strict}) and promos.list(): no store_id anywhere.
+  const promo = await ff.post('/promos', { code: 'SOLO10', discount: [[0, 10]], strict: false });
+  assert.equal(promo.status, 201, promo.text);
+  const promos = await ff.get('/promos', {});
+  assert.equal(promos.status, 200, promos.text);
+  assert.deepEqual(promos.data.data.map((p: any) => p.code), ['SOLO10']);
+  // productLandingPages.list({storeId}): the SDK forwards only `params`, so the store is dropped.
+  const pages = await ff.get('/product_landing_pages', {});
+  assert.equal(pages.status, 200, pages.text);
+  assert.deepEqual(pages.data.data, []);
+  // templateComponents.create({title, code, propsSchema, propsDefault}) and storeTemplates.create({title}).
+  const component = await ff.post('/template_components', { title: 'Solo hero', code: '<div/>', propsSchema: { type: 'object' }, propsDefault: {} });
+  assert.equal(component.status, 201, component.text);
+  assert.equal(component.data.storeId, storeId);
+  const template = await ff.post('/store_templates', { title: 'Solo theme' });
+  assert.equal(template.status, 201, template.text);
+  assert.equal(template.data.storeId, storeId);
+
+  // A second store: the caller must name the one meant.
+  assert.equal((await ff.post('/stores', { name: 'Second' })).status, 201);
+  const several = [
+    await ff.get('/promos', {}),
+    await ff.post('/promos', { code: 'TWO10', discount: [[0, 10]], strict: false }),
+    await ff.get('/product_landing_pages', {}),
+    await ff.post('/template_components', { title: 'Two', code: '<div/>', propsSchema: { type: 'object' }, propsDefault: {} }),
+    await ff.post('/store_templates', { title: 'Two' }),
+  ];
+  for (const res of several) {
+    assertFeeefProblem(res, 400, 'VALIDATION_FAILED');
+    assert.match(res.data.detail, /several stores/);
+    assert.ok(['store_id', 'storeId'].includes(res.data.errors[0].path), res.text);
+  }
+  assert.equal((await ff.get('/promos', { store_id: storeId })).data.data.length, 1);
+  // A user with no store, and no token at all.
+  const none = await feeefSignup(svc.url, 'Nobody');
+  const empty = await none.ff.get('/promos', {});
+  assertFeeefProblem(empty, 400, 'VALIDATION_FAILED');
+  assert.match(empty.data.detail, /no store/);
+  assertFeeefProblem(await feeefClient(svc.url).get('/promos', {}), 401, 'UNAUTHENTICATED');
+});
+
+test('templateComponents.fork({fromId, storeId, title}) of a marketplace component: the copy is the store\'s, whoever owns the source', async () => {
+  const author = await feeefStore(svc.url);
+  const published = await author.ff.post('/template_components', { title: 'Market hero', code: '<section/>', propsSchema: { type: 'object' }, propsDefault: {}, policy: 'public' });
+  assert.equal(published.status, 201, published.text);
+  const unlisted = await author.ff.post('/template_components', { title: 'Link only', code: '<div/>', policy: 'unlisted' });
+  assert.equal(unlisted.status, 201, unlisted.text);
+  // A member of two stores finds it in the marketplace (list without storeId) and forks it into the second.
+  const buyer = await feeefStore(svc.url);
+  const second = await buyer.ff.post('/stores', { name: 'Second' });
+  assert.equal(second.status, 201, second.text);
+  const market = await buyer.ff.get('/template_components', {});
+  assert.ok(market.data.data.some((c: any) => c.id === published.data.id), market.text);
+  for (const [source, into] of [[published.data, second.data.id], [unlisted.data, buyer.storeId]]) {
+    const fork = await buyer.ff.post(`/template_components/${source.id}/fork`, { storeId: into, title: `My ${source.title}` });
+    assert.equal(fork.status, 201, fork.text);
+    assert.equal(fork.data.storeId, into);
+    assert.equal(fork.data.parentId, source.id);
+    assert.equal(fork.data.policy, 'private');
+    assert.equal(fork.data.code, source.code);
+    const library = await buyer.ff.get('/template_components', { storeId: into });
+    assert.ok(library.data.data.some((c: any) => c.id === fork.data.id), library.text);
+  }
+  // A private source stays its store's: another store's fork answers as a missing component.
+  const kept = await author.ff.post('/template_components', { title: 'Kept', code: '<div/>' });
+  assertFeeefProblem(await buyer.ff.post(`/template_components/${kept.data.id}/fork`, { storeId: buyer.storeId, title: 'x' }), 404, 'NOT_FOUND');
+});
+
 test('shipping prices and methods: flat CRUD, PUT merges prices, status[] filters', async () => {
   const { ff, storeId } = owner;
   const price = await ff.post('/shipping_prices', { name: 'Standard', storeId, prices: { DZ: { '16': { home: 400, desk: 200, pickup: null } } }, status: 'published' });
@@ -146,7 +240,7 @@ test('promos: snake_case, [[0, percent]] discounts, list with validNow, find, va
   assert.equal(created.data.count, 0);
   assert.equal(created.data.max, 10);
   assertFeeefProblem(await ff.post('/promos', { code: 'ladder', discount: [[3, 10], [6, 20]], strict: false, store_id: storeId }), 400, 'VALIDATION_FAILED');
-  assertFeeefProblem(await ff.post('/promos', { code: 'nostore', discount: [[0, 5]], strict: false }), 400, 'VALIDATION_FAILED');
+  // Without store_id the caller's only store is taken (see the store-less calls' test).
   const off = await ff.post('/promos', { code: 'old', type: 'fixed', value: 100, active: false, store_id: storeId });
   assert.equal(off.status, 201, off.text);
   const all = await ff.get('/promos', { store_id: storeId, page: 1, limit: 10 });

@@ -88,3 +88,22 @@ export async function storeFor(call: Call, id: string, prefixes: string[]): Prom
   if (!found) throw missing(id);
   return requireMember(call, found, id);
 }
+
+/**
+ * The store of a list or create the SDK sends without one (several of its methods drop it): the
+ * one named, else the caller's only store. Signed out → 401; no store, or several → 400 at `param`.
+ */
+export async function storeOrOnly(call: Call, param = 'storeId', body?: string[]): Promise<string> {
+  const named = namedStore(call, body);
+  if (named) return named;
+  const actor = requireActor(call.ctx);
+  const meta = call.ctx.em.getMetadata().find('Membership');
+  if (!meta) throw new Error('no entity Membership');
+  const column = (name: string) => meta.properties[name].fieldNames[0];
+  const rows = await call.ctx.em.getConnection().execute<Array<{ store_id: string }>>(
+    `select ${column('storeId')} as store_id from ${meta.tableName} where ${column('userId')} = ? order by 1 limit 2`,
+    [actor.userId],
+  );
+  if (rows.length === 1) return rows[0].store_id;
+  throw invalid(param, rows.length ? 'is required: the caller belongs to several stores (name the one meant)' : 'is required: the caller belongs to no store');
+}

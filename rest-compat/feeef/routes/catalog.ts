@@ -1,5 +1,5 @@
 import { invalid } from '../../../src/core/errors.js';
-import { requireStore, storeFor } from '../locate.js';
+import { requireStore, storeFor, storeOrOnly } from '../locate.js';
 import { located, pageArgs, pageList, findRoute, deleteRoute, STORE_PARAMS } from '../pages.js';
 import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, input, int, nnum, nobj, nstr, num, obj, oneOf, pageOf, str, time } from '../schema.js';
@@ -225,7 +225,7 @@ export const routes: FeeefRoute[] = [
     query: { ...PAGE_PARAMS, ...STORE_PARAMS, productId: { type: 'string' }, product_id: { type: 'string' } },
     response: pageOf(landingSchema),
     handle: async (call) => {
-      const storeId = requireStore(call);
+      const storeId = await storeOrOnly(call, 'store_id');
       const productId = call.query.first('productId', 'product_id');
       return pageList(pageArgs(call.query), (cursor, limit) => call.run({ storeId, cursor, limit, productId }), { map: toLanding });
     },

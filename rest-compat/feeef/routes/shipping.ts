@@ -2,7 +2,7 @@ import { invalid } from '../../../src/core/errors.js';
 import { PARCEL } from '../../routes/fragments.js';
 import { PROMO } from '../../routes/promos.js';
 import { SHIPPING_METHOD, SHIPPING_PRICE } from '../../routes/shipping.js';
-import { namedStore, requireStore } from '../locate.js';
+import { namedStore, requireStore, storeOrOnly } from '../locate.js';
 import { pageArgs, pageList, findRoute, deleteRoute, onResource, STORE_PARAMS } from '../pages.js';
 import { PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, bool, input, int, nnum, nstr, num, obj, oneOf, pageOf, str, strs, time } from '../schema.js';
@@ -316,7 +316,7 @@ export const routes: FeeefRoute[] = [
     response: pageOf(promoSchema),
     handle: async (call) => {
       if (call.query.has('filterator')) throw invalid('filterator', 'is not supported');
-      const storeId = requireStore(call);
+      const storeId = await storeOrOnly(call, 'store_id');
       const now = new Date().toISOString();
       const validNow = call.query.boolean('validNow');
       const usable = (p: Row) => p.active && (!p.startsAt || p.startsAt <= now) && (!p.endsAt || p.endsAt > now) && (p.maxUses === null || p.uses < p.maxUses);
@@ -367,7 +367,7 @@ export const routes: FeeefRoute[] = [
       ['code'],
     ),
     response: promoSchema,
-    handle: async (call) => toPromo(await call.run({ storeId: requireStore(call, 'store_id', ['store_id', 'storeId']), input: mapInput(call.body, promoInput) })),
+    handle: async (call) => toPromo(await call.run({ storeId: await storeOrOnly(call, 'store_id', ['store_id', 'storeId']), input: mapInput(call.body, promoInput) })),
   },
   {
     method: 'POST',

@@ -2,7 +2,7 @@ import { AppError, invalid } from '../../../src/core/errors.js';
 import { ProblemError } from '../../router.js';
 import { LOCALE_ROW, LOCALES, STORE_TEMPLATE } from '../../routes/store-templates.js';
 import { TEMPLATE_COMPONENT } from '../../routes/template-components.js';
-import { namedStore, requireStore, storeFor, storeOfResource } from '../locate.js';
+import { namedStore, requireStore, storeFor, storeOfResource, storeOrOnly } from '../locate.js';
 import { located, pageArgs, pageList, findRoute, deleteRoute, onResource, STORE_PARAMS, FIND_PARAMS } from '../pages.js';
 import { assertById, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
 import { anyObj, arr, bool, input, int, nobj, nstr, obj, oneOf, pageOf, str, strs, time } from '../schema.js';
@@ -157,6 +157,22 @@ function promptInput(body: Row): Row {
   return mapped;
 }
 
+/** `{{ name }}`, as Souk's prompts write a placeholder (a malformed one is left for Souk to refuse). */
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/**
+ * Feeef takes a prompt `{{var}}` its propsSchema does not declare as free text; Souk's templates
+ * declare every one (a 400 on /v1), so the face declares each undeclared one as a string property:
+ * a generation fills it from the props given, or leaves it empty. The schema written back has them.
+ */
+function declareFreeText(prompt: string, schema: Row): Row {
+  const props = schema.properties ?? {};
+  if (typeof props !== 'object' || props === null || Array.isArray(props)) return schema;
+  const undeclared = [...new Set([...prompt.matchAll(PLACEHOLDER)].map((m) => m[1]))].filter((n) => !Object.hasOwn(props, n));
+  if (!undeclared.length) return schema;
+  return { ...schema, properties: { ...props, ...Object.fromEntries(undeclared.map((n) => [n, { type: 'string' }])) } };
+}
+
 /** A prompt template's store: the one named, else its own row's (none for the platform's). */
 async function promptStore(call: Call, id: string): Promise<string | undefined> {
   return namedStore(call) ?? storeOfResource(call.ctx, id, ['ipt']);
@@ -212,7 +228,7 @@ export const routes: FeeefRoute[] = [
     status: 201,
     body: { ...input({ title: str, code: str, policy: str, storeId: str }, ['title', 'code']), additionalProperties: true },
     response: componentSchema,
-    handle: async (call) => toComponent(await call.run({ storeId: requireStore(call, 'storeId'), input: mapInput(call.body, componentInput) })),
+    handle: async (call) => toComponent(await call.run({ storeId: await storeOrOnly(call), input: mapInput(call.body, componentInput) })),
   },
   {
     method: 'GET',
@@ -329,7 +345,7 @@ export const routes: FeeefRoute[] = [
     status: 201,
     body: { ...input({ title: str, storeId: str, defaultLocale: str, schema: nobj, data: nobj }, ['title']), additionalProperties: true },
     response: storeTemplateSchema,
-    handle: async (call) => toStoreTemplate(await call.run({ storeId: requireStore(call, 'storeId'), input: mapInput(call.body, storeTemplateInput) })),
+    handle: async (call) => toStoreTemplate(await call.run({ storeId: await storeOrOnly(call), input: mapInput(call.body, storeTemplateInput) })),
   },
   findRoute({
     path: '/store_templates/{id}',
@@ -472,7 +488,11 @@ export const routes: FeeefRoute[] = [
     status: 201,
     body: input({ name: str, description: nstr, prompt: str, tags: strs, attachments: arr(anyObj), previewImageUrl: nstr, propsSchema: anyObj, props: anyObj, storeId: str }, ['name', 'prompt']),
     response: promptSchema,
-    handle: async (call) => toPrompt(await call.run({ storeId: namedStore(call), input: promptInput(call.body) })),
+    handle: async (call) => {
+      const input = promptInput(call.body);
+      if (typeof input.prompt === 'string') input.propsSchema = declareFreeText(input.prompt, (input.propsSchema as Row | undefined) ?? {});
+      return toPrompt(await call.run({ storeId: namedStore(call), input }));
+    },
   },
   {
     method: 'GET',
@@ -492,12 +512,22 @@ export const routes: FeeefRoute[] = [
     path: '/image_prompt_templates/{id}',
     summary: 'Change the given fields of an image prompt template (setToNull clears description or previewImageUrl)',
     operation: `mutation($storeId: ID, $id: ID!, $input: ImagePromptTemplateUpdateInput!) { updateImagePromptTemplate(storeId: $storeId, id: $id, input: $input) { ${PROMPT} } }`,
+    operations: [GET_PROMPT],
     query: STORE_PARAMS,
     body: input({ name: str, description: nstr, prompt: str, tags: strs, attachments: arr(anyObj), previewImageUrl: nstr, propsSchema: anyObj, props: anyObj, setToNull: strs }),
     response: promptSchema,
     handle: async (call) => {
       const id = call.params.id;
-      return toPrompt(await located(id, call.run({ id, storeId: await promptStore(call, id), input: promptInput(call.body) })));
+      const storeId = await promptStore(call, id);
+      const input = promptInput(call.body);
+      // A new prompt or schema is checked against the other, as stored when not given.
+      if (input.prompt != null || input.propsSchema != null) {
+        const stored = input.prompt != null && input.propsSchema != null ? null : ((await located(id, call.run({ id, storeId }, { operation: GET_PROMPT }))) as Row);
+        const prompt = (input.prompt ?? stored!.prompt) as string;
+        const schema = declareFreeText(prompt, (input.propsSchema ?? stored!.propsSchema) as Row);
+        if (input.propsSchema != null || schema !== stored!.propsSchema) input.propsSchema = schema;
+      }
+      return toPrompt(await located(id, call.run({ id, storeId, input })));
     },
   },
   {
