@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, until, type Api, type TestService } from './helpers.js';
+import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, statementsOf, until, type Api, type TestService } from './helpers.js';
 import { gqlSubscribe } from './sse-client.js';
 
 let svc: TestService;
@@ -537,6 +537,23 @@ describe('storefront: the merchant’s defences and bad input', () => {
     assert.ok(!codes.includes('FIRST_ORDER'));
     assert.ok(risk.score >= 0 && risk.score <= 100);
     assert.equal(risk.reasons.find((r: any) => r.code === 'RETURNED').detail, '1 earlier order of this phone returned');
+  });
+
+  test('risk: an address that ordered before with phones now blocked is BLOCKLIST_RELATED, in one statement however many phones', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 100, stock: 100 });
+    await shipping(s);
+    // Four earlier customers from this address; the third is blocked afterwards.
+    for (let i = 1; i <= 4; i++) assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: i }], { customerPhone: `066200000${i}` }) })).status, 201);
+    assert.equal((await api('POST', `/v1/stores/${s.storeId}/storefront/blocklist`, { token: s.token, body: { kind: 'phone', value: '0662000003' } })).status, 201);
+    let placed: any;
+    const seen = await statementsOf(svc, async () => {
+      placed = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0662000009' }) });
+    });
+    assert.equal(placed.status, 201, placed.text);
+    const risk = (await api('GET', `/v1/stores/${s.storeId}/orders/${placed.body.order.id}`, { token: s.token })).body.risk;
+    assert.deepEqual(risk.reasons.find((r: any) => r.code === 'BLOCKLIST_RELATED'), { code: 'BLOCKLIST_RELATED', detail: 'This address ordered before with a blocked phone' });
+    assert.equal(seen.filter((q) => /from storefront_blocklist/.test(q)).length, 2, 'the shopper, then the related phones and addresses at once');
   });
 
   test('every body field is bounded: 400 at its path, nothing written', async () => {

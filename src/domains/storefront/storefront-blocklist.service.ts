@@ -113,3 +113,20 @@ export async function blocklistHits(em: EntityManager, storeId: string, who: { p
     [storeId, who.phone, ip],
   );
 }
+
+/**
+ * Whether any of these phones or addresses is blocked, in one statement (a customer's other
+ * phones and addresses, for the risk score): which kinds were hit.
+ */
+export async function blocklistHitsAny(em: EntityManager, storeId: string, phones: readonly string[], ips: readonly string[]): Promise<{ phone: boolean; ip: boolean }> {
+  const addresses = ips.map((ip) => plainAddress(ip)).filter((ip): ip is string => ip !== null);
+  if (!phones.length && !addresses.length) return { phone: false, ip: false };
+  const rows = await em.execute<Array<{ kind: 'phone' | 'ip' }>>(
+    `select distinct kind from storefront_blocklist
+      where store_id = ? and ((kind = 'phone' and value in (select jsonb_array_elements_text(?::jsonb)))
+         or (kind = 'ip' and net >>= any (select a::inet from jsonb_array_elements_text(?::jsonb) a)))`,
+    // As JSON: the driver would spread an array into a list of parameters.
+    [storeId, JSON.stringify(phones), JSON.stringify(addresses)],
+  );
+  return { phone: rows.some((r) => r.kind === 'phone'), ip: rows.some((r) => r.kind === 'ip') };
+}

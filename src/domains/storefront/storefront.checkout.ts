@@ -7,7 +7,7 @@ import { customerRecord, insertPricedOrder, lockCustomer, newOrderId, orderedRec
 import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.js';
 import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
 import { admit, findOpenStore, type OpenStore } from './storefront.access.js';
-import { blocklistHits } from './storefront-blocklist.service.js';
+import { blocklistHits, blocklistHitsAny } from './storefront-blocklist.service.js';
 import { takeCheckoutSlot } from './storefront-limits.js';
 import { cartView, priceCart, shopperPhone, type CouponJudge, type PricedCart } from './storefront.pricing.js';
 import { publicOrderView } from './storefront.orders.js';
@@ -60,18 +60,10 @@ export function riskOf(r: CustomerRecord, related: { blockedPhone: boolean; bloc
   return { score: Math.max(0, Math.min(100, score)), reasons };
 }
 
-/** How many of a customer's other phones and addresses are checked against the blocklist. */
-const RELATED_CHECKED = 3;
-
+/** A customer's other phones and addresses (the last 20 of each) against the blocklist, at once. */
 async function relatedBlocks(em: EntityManager, storeId: string, r: CustomerRecord) {
-  let blockedPhone = false;
-  let blockedAddress = false;
-  for (let i = 0; i < RELATED_CHECKED && (i < r.otherPhones.length || i < r.otherAddresses.length); i++) {
-    const hits = await blocklistHits(em, storeId, { phone: r.otherPhones[i] ?? null, ip: r.otherAddresses[i] ?? null });
-    blockedPhone ||= hits.some((h) => h.kind === 'phone');
-    blockedAddress ||= hits.some((h) => h.kind === 'ip');
-  }
-  return { blockedPhone, blockedAddress };
+  const hit = await blocklistHitsAny(em, storeId, r.otherPhones, r.otherAddresses);
+  return { blockedPhone: hit.phone, blockedAddress: hit.ip };
 }
 
 /** The code redeemed for the order being written: a use counted, the caps taken, in its transaction. */
