@@ -8,7 +8,7 @@ import { AppError } from '../src/core/errors.js';
 import { transaction } from '../src/core/tx.js';
 import { storefrontKeyOf } from '../src/domains/storefront/storefront-keys.service.js';
 import { blocklistHits, storePhoneRegion } from '../src/domains/storefront/storefront-blocklist.service.js';
-import { addressSubject, flushReadCounts, prune, takeCheckoutSlot, takeReadSlot, type LimitRule } from '../src/domains/storefront/storefront-limits.js';
+import { addressSubject, flushReadCounts, prune, takeCheckoutSlot, takeCheckoutSlots, takeReadSlot, type LimitRule } from '../src/domains/storefront/storefront-limits.js';
 
 /**
  * On PostgreSQL a second service shares the first one's database: two replicas, each with its own
@@ -295,6 +295,29 @@ describe('storefront defences (CONTRACT-3 §17.2, §17.7)', () => {
       assert.equal(await checkout(A, owner.storeId, 'address', '198.51.100.8', rule), 'ok');
       assert.equal(await checkout(A, owner.storeId, 'phone', '198.51.100.7', rule), 'ok');
       assert.equal(await checkout(B, stranger.storeId, 'address', '198.51.100.7', rule), 'ok');
+    });
+
+    test('both slots in one statement: 120 parallel checkouts, one address and three phones, on two replicas (PostgreSQL) or one: the address allows max, each phone its own max, refusals honest', async () => {
+      const rules = { address: { max: 12, windowMs: 10 * 60_000 }, phone: { max: 3, windowMs: 60 * 60_000 } };
+      const both = async (svc: TestService, phone: string): Promise<'ok' | string> => {
+        try {
+          await transaction(systemContext(deps(svc)), (tx) => takeCheckoutSlots(tx.em as EntityManager, owner.storeId, '203.0.113.50', phone, rules));
+          return 'ok';
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'RATE_LIMITED') return err.headers!['Retry-After'];
+          throw err;
+        }
+      };
+      const phones = ['+213661000101', '+213661000102', '+213661000103'];
+      const results = await Promise.all(Array.from({ length: 120 }, (_, i) => both(i % 2 ? A : B, phones[i % 3])));
+      // Three phones of three slots each: nine pass, under the address's twelve.
+      assert.equal(results.filter((r) => r === 'ok').length, 9);
+      // A phone's refusal waits for its own hour; the address is never the one refusing here.
+      for (const r of results.filter((x) => x !== 'ok')) assert.ok(Number(r) > 3500 && Number(r) <= 3600, `Retry-After ${r}`);
+      // A fourth phone: the address still has three left.
+      for (let i = 0; i < 3; i++) assert.equal(await both(A, `+21366100020${i}`), 'ok');
+      const refused = await both(B, '+213661000299');
+      assert.ok(Number(refused) > 500 && Number(refused) <= 600, `the address refuses, with its ten-minute window: ${refused}`);
     });
 
     test('a refused or failed checkout costs nothing', async () => {

@@ -56,12 +56,41 @@ export async function takeCheckoutSlot(tx: EntityManager, storeId: string, kind:
      returning hits`,
     [storeId, kind, key, rule.windowMs, rule.windowMs],
   );
-  const hits = row.hits.map(Number);
-  const now = hits[hits.length - 1];
+  judge(row.hits.map(Number), rule);
+}
+
+/** The refusal a subject's hits (oldest first, the one just taken last) call for under its rule, if any. */
+function judge(hits: number[], rule: LimitRule): void {
+  // The clock is read before the row's lock is waited for: a checkout that committed meanwhile
+  // may hold a later hit than this one's, and the wait counts from the latest.
+  const now = Math.max(...hits);
   const before = hits.length - 1;
   if (before < rule.max) return;
   // The window admits one more once the oldest `before - max + 1` checkouts have left it.
   throw refusal(hits[before - rule.max] + rule.windowMs - now);
+}
+
+/**
+ * A checkout's address and phone slots in one statement, as `takeCheckoutSlot` takes each: the
+ * rows are written address first (the lock order every checkout keeps) and stay locked to the
+ * end of the transaction; the address is judged first.
+ */
+export async function takeCheckoutSlots(tx: EntityManager, storeId: string, address: string, phone: string, rules: { address: LimitRule; phone: LimitRule }): Promise<void> {
+  const rows = await tx.execute<Array<{ kind: 'address' | 'phone'; hits: Array<string | number> }>>(
+    `with c as (select ${DB_NOW} as now)
+     insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
+     select ?, v.kind, v.subject, array[c.now], to_timestamp((c.now + v.window_ms) / 1000.0)
+       from c, (values (1, 'address', ?, ?::bigint), (2, 'phone', ?, ?::bigint)) as v(ord, kind, subject, window_ms)
+      order by v.ord
+     on conflict (store_id, kind, subject) do update
+       -- Each row's window is what its expiry says: expires_at - now.
+       set hits = array(select t from unnest(h.hits) as t
+                         where t > excluded.hits[1] - (round(extract(epoch from excluded.expires_at) * 1000)::bigint - excluded.hits[1]) order by t) || excluded.hits[1],
+           expires_at = excluded.expires_at
+     returning kind, hits`,
+    [storeId, addressSubject(address), rules.address.windowMs, phone, rules.phone.windowMs],
+  );
+  for (const kind of ['address', 'phone'] as const) judge(rows.find((r) => r.kind === kind)!.hits.map(Number), rules[kind]);
 }
 
 /** How often a process shares its read counts (one statement for every subject it counted). */

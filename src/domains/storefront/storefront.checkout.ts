@@ -8,7 +8,7 @@ import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.
 import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
 import { admit, findOpenStore, type OpenStore } from './storefront.access.js';
 import { blocklistHits, blocklistHitsAny } from './storefront-blocklist.service.js';
-import { takeCheckoutSlot } from './storefront-limits.js';
+import { takeCheckoutSlots } from './storefront-limits.js';
 import { cartView, priceCart, shopperPhone, type CouponJudge, type PricedCart } from './storefront.pricing.js';
 import { publicOrderView } from './storefront.orders.js';
 import { checkState, readableStore, SHOP_COUNTRY } from './storefront.catalog.js';
@@ -89,8 +89,10 @@ async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: st
   const { limits } = store.settings;
   return transaction(ctx, async (tx) => {
     // First, so a refused shopper costs one statement each; undone with everything else on a refusal.
-    await takeCheckoutSlot(tx.em as EntityManager, store.id, 'address', address, { max: limits.checkoutsPerAddress, windowMs: LIMIT_WINDOWS.checkoutsPerAddress });
-    await takeCheckoutSlot(tx.em as EntityManager, store.id, 'phone', phone, { max: limits.checkoutsPerPhone, windowMs: LIMIT_WINDOWS.checkoutsPerPhone });
+    await takeCheckoutSlots(tx.em as EntityManager, store.id, address, phone, {
+      address: { max: limits.checkoutsPerAddress, windowMs: LIMIT_WINDOWS.checkoutsPerAddress },
+      phone: { max: limits.checkoutsPerPhone, windowMs: LIMIT_WINDOWS.checkoutsPerPhone },
+    });
     // One customer's checkouts one at a time: the duplicate check below sees the one before.
     await lockCustomer(tx, store.id, phone);
     const orderId = newOrderId();
