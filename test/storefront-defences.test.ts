@@ -377,7 +377,11 @@ describe('storefront defences (CONTRACT-3 §17.2, §17.7)', () => {
       while ((await read(A, owner.storeId, address, reads)) === 'ok') moreOnA++;
       assert.ok(moreOnA <= 20, `${moreOnA} more reads on A`);
       const refused = await read(A, owner.storeId, address, reads);
-      assert.ok(typeof refused === 'number' && refused >= 1 && refused <= 3600, `Retry-After ${refused}`);
+      // Over the budget by moreOnA, the window's count carries into the next one until its weight
+      // falls enough: the honest wait is the rest of this hour plus that share of the next.
+      const counted = 100 + moreOnA;
+      const bound = 3600 + Math.ceil(3600 * (1 - (reads.max - 1) / counted)) + 1;
+      assert.ok(typeof refused === 'number' && refused >= 1 && refused <= bound, `Retry-After ${refused} (bound ${bound})`);
       // Another store's budget is its own.
       assert.equal(await read(B, stranger.storeId, address, reads), 'ok');
     });
