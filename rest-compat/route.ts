@@ -1,3 +1,16 @@
+/**
+ * A domain that knows when its answers change remembers the ETag each URL answered, and answers a
+ * conditional GET naming it with 304 without the read while its data has not moved.
+ */
+export interface Revalidation {
+  /** Before the operation runs: what `remember` compares to (a change since then forgets the answer). */
+  mark(req: RestRequest, deps: import('../src/core/context.js').Deps): unknown;
+  /** The remembered ETag when `ifNoneMatch` names it and it still stands (the caller admitted as a read would be); else undefined. */
+  notModified(ctx: import('../src/core/context.js').Ctx, req: RestRequest, url: string, ifNoneMatch: string): Promise<string | undefined>;
+  /** After a successful answer with `etag`. */
+  remember(ctx: import('../src/core/context.js').Ctx, req: RestRequest, url: string, mark: unknown, etag: string): void;
+}
+
 /** One REST route: data, turned into a handler and an OpenAPI entry by the router alone. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -63,6 +76,8 @@ export interface RestRoute {
   reply?: (value: any, req: RestRequest) => RestReply;
   /** Answer with a strong ETag of the JSON body, and 304 when If-None-Match matches. */
   etag?: boolean;
+  /** With `etag`: conditional GETs the domain can answer from memory, without running the operation. */
+  revalidate?: Revalidation;
   /** `Cache-Control` of the route's successful answers (and its 304s), from the server's configuration. */
   cacheControl?: (config: import('../src/config.js').Config) => string;
   /**

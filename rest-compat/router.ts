@@ -276,9 +276,10 @@ function sendReply(reply: FastifyReply, r: RestReply): FastifyReply {
 }
 
 /** A strong ETag over the JSON bytes; 304 when the client already has them. */
-function sendWithEtag(req: FastifyRequest, reply: FastifyReply, r: RestReply): FastifyReply {
+function sendWithEtag(req: FastifyRequest, reply: FastifyReply, r: RestReply, tagged?: (etag: string) => void): FastifyReply {
   const bytes = JSON.stringify(r.body);
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+  if (r.status === 200) tagged?.(etag);
   if (r.headers) reply.headers(r.headers);
   reply.header('etag', etag);
   const match = req.headers['if-none-match'];
@@ -497,10 +498,23 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
         const ctx = noteContext(req, await createContext(deps, authorization, req.ip));
         if (ctx.authFailure) throw new AppError('UNAUTHENTICATED', ctx.authFailure);
         if (c.route.handle) return handleRoute(req, reply, deps, operations, c, ctx);
+        const revalidate = c.route.revalidate;
+        let mark: unknown;
+        if (revalidate) {
+          const ifNoneMatch = req.headers['if-none-match'];
+          if (typeof ifNoneMatch === 'string') {
+            const etag = await revalidate.notModified(ctx, restRequest(req), req.url, ifNoneMatch);
+            if (etag) {
+              if (c.route.cacheControl) reply.header('cache-control', c.route.cacheControl(deps.config));
+              return reply.header('etag', etag).code(304).send();
+            }
+          }
+          mark = revalidate.mark(restRequest(req), deps);
+        }
         const answer = await runIdempotent(c, req, operations, ctx);
         if (answer.problem) return sendProblem(reply, answer.problem, answer.headers);
         if (c.route.cacheControl) answer.headers = { ...answer.headers, 'cache-control': c.route.cacheControl(deps.config) };
-        if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer);
+        if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer, revalidate && ((etag) => revalidate.remember(ctx, restRequest(req), req.url, mark, etag)));
         return sendReply(reply, answer);
       },
     });

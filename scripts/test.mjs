@@ -12,7 +12,9 @@ const files = readdirSync('test')
   .filter((f) => f.endsWith('.test.ts'))
   .map((f) => join('test', f))
   .sort();
-const only = process.argv.slice(2);
+// Options (--test-name-pattern=…) go before the files, where node's runner reads them.
+const options = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 
 const dir = mkdtempSync(join(tmpdir(), 'souk-tls-'));
 const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
@@ -36,7 +38,7 @@ const res = spawnSync(
     // file whose tests are done ends even if a handle leaked (test/lifecycle.test.ts checks that a
     // service's close releases its own).
     `--test-timeout=${process.env.SOUK_TEST_TIMEOUT_MS ?? 600_000}`,
-    '--test-force-exit', ...(only.length ? only : files)],
+    '--test-force-exit', ...options, ...(only.length ? only : files)],
   {
     stdio: 'inherit',
     env: {

@@ -34,6 +34,7 @@ import { connectorModule } from './domains/connectors/connector.module.js';
 import { createCpuPool } from './cpu/pool.js';
 import { storefrontModule } from './domains/storefront/storefront.module.js';
 import { storefrontKeysModule } from './domains/storefront/storefront-keys.service.js';
+import { catalogVersionsModule } from './domains/storefront/storefront.freshness.js';
 import { storefrontLimitsModule } from './domains/storefront/storefront-limits.js';
 
 /**
@@ -62,6 +63,7 @@ export const MODULES: readonly Module[] = [
   optionsModule,
   storefrontModule,
   storefrontKeysModule,
+  catalogVersionsModule,
   storefrontLimitsModule,
 ];
 

@@ -1,4 +1,5 @@
-import { CACHE, group, route, type RestRequest, type RestRoute } from '../route.js';
+import { markRead, notModifiedFromMemory, rememberAnswer, type ReadMark } from '../../src/domains/storefront/storefront.freshness.js';
+import { CACHE, group, route, type RestRequest, type RestRoute, type Revalidation } from '../route.js';
 
 /** The storefront (CONTRACT-3 §17): shoppers without an account. `{store}` is the store's id or slug. */
 const base = '/v1/storefront/{store}';
@@ -24,7 +25,14 @@ const idempotencyKey = (req: RestRequest) => {
   return typeof h === 'string' ? { idempotencyKey: h } : {};
 };
 
-const CATALOG: Pick<RestRoute, 'etag' | 'cacheControl' | 'errors'> = { etag: true, cacheControl: CACHE.catalog, errors: [429] };
+/** Catalogue answers are remembered per URL under their store's version: a 304 needs no read while it stands. */
+const REVALIDATE: Revalidation = {
+  mark: (req, deps) => markRead(deps, req.params.store),
+  notModified: (ctx, _req, url, ifNoneMatch) => notModifiedFromMemory(ctx, url, ifNoneMatch),
+  remember: (ctx, req, url, mark, etag) => rememberAnswer(ctx, url, req.params.store, mark as ReadMark, etag),
+};
+
+const CATALOG: Pick<RestRoute, 'etag' | 'cacheControl' | 'errors' | 'revalidate'> = { etag: true, cacheControl: CACHE.catalog, errors: [429], revalidate: REVALIDATE };
 
 export default group('storefront', [
   route({

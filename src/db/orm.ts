@@ -59,7 +59,7 @@ export interface DatabaseTarget {
 }
 
 /** Channels every ORM connection listens on (see DatabaseTarget.pooled). */
-export const POOLED_CHANNELS = ['souk_auth', 'souk_storefront_keys'];
+export const POOLED_CHANNELS = ['souk_auth', 'souk_storefront_keys', 'souk_catalog'];
 
 /** The entity classes the ORM maps; the list is composed above the domains (`src/domains/entities.ts`). */
 export type EntityList = NonNullable<Options<PostgreSqlDriver>['entities']>;

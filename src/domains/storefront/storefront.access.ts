@@ -60,6 +60,9 @@ interface Admission {
   address: string;
 }
 const admissions = new WeakMap<Ctx, Map<string, Promise<Admission>>>();
+/** The store a request admitted, when it was exactly one (a catalogue read's answer is remembered under it). */
+const admitted = new WeakMap<Ctx, OpenStore | null>();
+export const admittedStore = (ctx: Ctx): OpenStore | undefined => admitted.get(ctx) ?? undefined;
 
 export const STOREFRONT_KEY_HEADER = 'x-souk-storefront-key';
 export const BUYER_IP_HEADER = 'x-souk-buyer-ip';
@@ -108,6 +111,7 @@ export function admit(ctx: Ctx, store: OpenStore, opts: { countRead: boolean }):
   if (!byStore) admissions.set(ctx, (byStore = new Map()));
   let admission = byStore.get(store.id);
   if (!admission) {
+    admitted.set(ctx, admitted.has(ctx) ? null : store);
     admission = (async () => {
       allowOrigin(ctx, store.settings);
       const address = await buyerAddress(ctx, store.id);
