@@ -54,7 +54,10 @@ try {
     ['guest checkout', () => send(svc.port, 'POST', `/v1/storefront/${slug}/orders`, jsonHeaders, JSON.stringify(shopper(checkouts++)))],
   ];
   const results = new Map<string, LoadResult & { cpuPerReq: number }>();
+  // BENCH_TARGETS=regex runs only the targets it matches (a profile of one of them).
+  const only = process.env.BENCH_TARGETS ? new RegExp(process.env.BENCH_TARGETS) : null;
   for (const [name, one] of targets) {
+    if (only && !only.test(name)) continue;
     const first = await one(0);
     if (first.status >= 400 || first.text.includes('"errors"')) throw new Error(`${name} answered ${first.status}: ${first.text.slice(0, 300)}`);
     await closedLoop(CONCURRENCY, WARMUP_MS, 1e9, one, (s) => s < 400);
@@ -71,8 +74,9 @@ try {
     if (r.firstFailure) console.log(`  first failure: ${r.firstFailure}`);
   }
   const ratio = (a: string, b: string, what: string, goal: string) => {
-    const x = results.get(a)!;
-    const y = results.get(b)!;
+    const x = results.get(a);
+    const y = results.get(b);
+    if (!x || !y) return;
     console.log(`${what.padEnd(52)} req/s ${fmt(x.rps / y.rps, 2)}x, CPU per request ${fmt(x.cpuPerReq / y.cpuPerReq, 2)}x  (goal ${goal})`);
   };
   console.log('');
