@@ -146,7 +146,7 @@ function countOf(fields: Row, mask: string[] | null): number {
     }
   }
   if (count === undefined) throw invalid(mask ? 'updateMask' : 'quantityOnHand', 'must name quantityOnHand: the count is what a Souk stock object changes');
-  if (typeof count !== 'number' || !Number.isInteger(count)) throw invalid(mask ? 'quantityOnHand' : 'quantityOnHand', 'must be an integer');
+  if (typeof count !== 'number' || !Number.isInteger(count)) throw invalid('quantityOnHand', 'must be an integer');
   return count;
 }
 const RECEIVE = `mutation($storeId: ID!, $input: InventoryReceiveInput!) { receiveInventory(storeId: $storeId, input: $input) { ${LEVEL} } }`;
