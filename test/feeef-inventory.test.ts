@@ -4,7 +4,7 @@ import { startTestService, type TestService } from './helpers.js';
 import { assertFeeefProblem, feeefStore } from './feeef-helpers.js';
 
 // Feeef's SDK against /feeef/v1: inventory warehouses (with the batch envelope), movements,
-// purchase orders; projectId is the store.
+// purchase orders; projectId is the store. Writing stock objects: feeef-inventory-objects.test.ts.
 
 let svc: TestService;
 let owner: Awaited<ReturnType<typeof feeefStore>>;
@@ -129,8 +129,8 @@ test('stock objects are the levels per product and warehouse; a movement is foun
   assert.equal(o.quantityOnHand, 4);
   assert.equal(o.quantityAvailable, 4);
   assert.equal((await ff.get(`/inventory/objects/${encodeURIComponent(o.id)}`)).data.quantityOnHand, 4);
-  assertFeeefProblem(await ff.post('/inventory/objects', { projectId: storeId, namespace: 'n', sku: 'NUT-1', quantity: 1 }), 501, 'NOT_IMPLEMENTED');
-  assertFeeefProblem(await ff.post('/inventory/objects/apply-deltas', { projectId: storeId, deltas: [], reason: 'x' }), 501, 'NOT_IMPLEMENTED');
+  assertFeeefProblem(await ff.post('/inventory/projects', { name: 'n' }), 501, 'NOT_IMPLEMENTED');
+  assertFeeefProblem(await ff.post('/inventory/objects/apply-deltas', { projectId: storeId, deltas: [], reason: 'x' }), 400, 'VALIDATION_FAILED');
   const moves = (await ff.get('/inventory/movements', { projectId: storeId })).data.data;
   const found = await ff.get(`/inventory/movements/${moves[0].id}`, { by: 'id' });
   assert.equal(found.status, 200, found.text);

@@ -236,8 +236,6 @@ export const SDK_CALLS: SdkCall[] = [
   ...calls('inventory.objects', true, [
     ['find', 'GET', '/inventory/objects/{id}'],
     ['list', 'GET', '/inventory/objects'],
-  ]),
-  ...calls('inventory.objects', false, [
     ['create', 'POST', '/inventory/objects'],
     ['update', 'PUT', '/inventory/objects/{id}'],
     ['delete', 'DELETE', '/inventory/objects/{id}'],
@@ -261,12 +259,14 @@ export const SDK_CALLS: SdkCall[] = [
     ['list', 'GET', '/inventory/movements'],
   ]),
   ...calls('inventory', false, [
-    ['availability', 'GET', '/inventory/availability'],
     ['reservationsByHolder', 'GET', '/inventory/reservations'],
     ['listProjects', 'GET', '/inventory/projects'],
     ['createProject', 'POST', '/inventory/projects'],
   ]),
-  ...calls('inventory', true, [['publicAvailability', 'POST', '/inventory/public/availability']]),
+  ...calls('inventory', true, [
+    ['availability', 'GET', '/inventory/availability'],
+    ['publicAvailability', 'POST', '/inventory/public/availability'],
+  ]),
 
   ...crud('finance.suppliers', '/finance/suppliers', false),
   ...calls('finance.suppliers', false, [['deleteMany', 'POST', '/finance/suppliers:batchDelete']]),

@@ -2,7 +2,7 @@
  * Feeef products Souk does not have. Each path the SDK calls in them, and everything under
  * their prefixes, answers 501 NOT_IMPLEMENTED problem+json naming the group, whatever the
  * method or body, so such a call fails clearly instead of looking like a missing resource.
- * A method the face serves on the same path (GET /inventory/objects) keeps its route.
+ * A method the face serves on the same path (POST /inventory/public/availability) keeps its route.
  */
 export interface Unsupported {
   group: string;
@@ -93,14 +93,9 @@ export const UNSUPPORTED: Unsupported[] = [
     paths: ['/product_landing_page_templates', '/product_landing_page_templates/{id}'],
   },
   {
-    group: 'inventory objects',
-    why: "Souk counts stock per product and warehouse (levels, read here as stock objects, and movements), not in Feeef's SKU buckets: no receiving into buckets, bucket edits, aliases, reservations, projects or private SKU availability (POST /inventory/public/availability answers)",
+    group: 'inventory aliases and reservations',
+    why: "Souk counts stock per product and warehouse (levels, served here as stock objects, and movements), not in Feeef's SKU buckets: it keeps no SKU aliases, holds stock by moving it rather than reserving it, and each store is its own inventory project",
     paths: [
-      '/inventory/objects',
-      '/inventory/objects/{id}',
-      '/inventory/objects/apply-deltas',
-      '/inventory/objects:batchDelete',
-      '/inventory/objects:batchUpdate',
       '/inventory/aliases',
       '/inventory/aliases/{id}',
       '/inventory/aliases:batchDelete',
@@ -108,7 +103,6 @@ export const UNSUPPORTED: Unsupported[] = [
       '/inventory/reservations/{id}',
       '/inventory/reservations:batchRelease',
       '/inventory/projects',
-      '/inventory/availability',
       '/inventory/public/availability',
     ],
     // Reservations are released at `/inventory/reservations/{id}:release`.

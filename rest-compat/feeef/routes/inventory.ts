@@ -112,6 +112,48 @@ async function skusOf(call: Call, storeId: string, productIds: string[]): Promis
   return new Map(rows.filter((p) => wanted.has(p.id)).map((p) => [p.id, p.sku]));
 }
 
+
+const OBJECT_WRITE = 'Souk keeps one stock object per product and warehouse';
+/** Feeef bucket fields Souk has one value of: the default is accepted, another is refused rather than merged away. */
+const onlyDefault = (field: string) => (v: unknown) => {
+  if (v !== null && v !== 'default') throw invalid(field, `must be "default" (or absent): ${OBJECT_WRITE}, without batches or storage classes`);
+};
+/** `{warehouseId}~{productId}`, or NOT_FOUND. */
+function objectKey(id: string): { warehouseId: string; productId: string } {
+  const [warehouseId, productId, more] = id.split('~');
+  if (!warehouseId || !productId || more !== undefined) throw new AppError('NOT_FOUND', 'No such stock object');
+  return { warehouseId, productId };
+}
+/** The caller's store for a stock object: the named one, else its warehouse's. */
+async function objectStore(call: Call): Promise<{ storeId: string; warehouseId: string; productId: string }> {
+  const key = objectKey(call.params.id);
+  return { storeId: await storeFor(call, key.warehouseId, ['whs']), ...key };
+}
+async function toObjects(call: Call, storeId: string, levels: Row[]) {
+  const skus = await skusOf(call, storeId, levels.map((l) => l.productId));
+  return levels.map(toObject(storeId, skus));
+}
+const COUNT_FIELDS = ['quantityOnHand', 'quantity'];
+/** The count a PUT or batch update sets; the fields Souk cannot change are refused by name. */
+function countOf(fields: Row, mask: string[] | null): number {
+  let count: unknown;
+  for (const [key, value] of Object.entries(fields)) {
+    if (mask && !mask.includes(key)) continue;
+    if (COUNT_FIELDS.includes(key)) count = value;
+    else if (key === 'batch' || key === 'storageClass') onlyDefault(key)(value);
+    else if (key !== 'namespace' && key !== 'metadata') {
+      throw invalid(mask ? 'updateMask' : key, `${key}: ${OBJECT_WRITE}; only its count (quantityOnHand) changes${key === 'warehouseId' ? ' (move units between warehouses with POST /inventory/objects/apply-deltas)' : ''}`);
+    }
+  }
+  if (count === undefined) throw invalid(mask ? 'updateMask' : 'quantityOnHand', 'must name quantityOnHand: the count is what a Souk stock object changes');
+  if (typeof count !== 'number' || !Number.isInteger(count)) throw invalid('quantityOnHand', 'must be an integer');
+  return count;
+}
+const RECEIVE = `mutation($storeId: ID!, $input: InventoryReceiveInput!) { receiveInventory(storeId: $storeId, input: $input) { ${LEVEL} } }`;
+const SET_LEVEL = `mutation($storeId: ID!, $input: InventoryLevelSetInput!) { setInventoryLevel(storeId: $storeId, input: $input) { ${LEVEL} } }`;
+const DELTAS = `mutation($storeId: ID!, $input: InventoryDeltasInput!) { applyInventoryDeltas(storeId: $storeId, input: $input) { levels { ${LEVEL} } replayed } }`;
+const AVAILABILITY = 'query($storeId: ID!, $skus: [String!]!) { inventoryAvailability(storeId: $storeId, skus: $skus) { sku available } }';
+
 const movementSchema = obj({ id: str, projectId: str, objectId: str, type: oneOf('in', 'out', 'adjust'), quantityDelta: int, reason: str, createdAt: time });
 
 // ── purchase orders ────────────────────────────────────────────────────────
@@ -316,6 +358,134 @@ export const routes: FeeefRoute[] = [
       const level = (await located(warehouseId, call.run({ storeId, warehouseId, productId, limit: 1 }))).data[0];
       if (!level) throw none;
       return toObject(storeId, await skusOf(call, storeId, [productId]))(level);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/inventory/objects',
+    summary:
+      "Receive quantity units of a product (sku, or productId) into a warehouse (default: the default one), opening its stock object there; an adjustment movement. namespace and metadata are not kept; batch and storageClass must be default",
+    operation: RECEIVE,
+    operations: [SKUS],
+    status: 201,
+    body: input({ projectId: str, namespace: str, sku: str, productId: str, batch: str, quantity: int, warehouseId: str, storageClass: str, metadata: anyObj }, ['projectId', 'quantity']),
+    response: objectSchema,
+    handle: async (call) => {
+      const storeId = storeOf(call);
+      const mapped = mapInput(call.body, { projectId: null, namespace: null, metadata: null, sku: 'sku', productId: 'productId', quantity: 'quantity', warehouseId: 'warehouseId', batch: onlyDefault('batch'), storageClass: onlyDefault('storageClass') });
+      // A productId names the product outright; the sku then only documents it.
+      if (mapped.productId !== undefined) delete mapped.sku;
+      const level = await call.run({ storeId, input: mapped });
+      return (await toObjects(call, storeId, [level]))[0];
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/inventory/objects/{id}',
+    summary: 'Set the count of a stock object (quantityOnHand, or quantity); the difference is an adjustment movement. Other bucket fields cannot change (400)',
+    operation: SET_LEVEL,
+    operations: [SKUS],
+    query: PROJECT,
+    body: input({ projectId: str, quantityOnHand: int, quantity: int, namespace: str, batch: str, storageClass: str, metadata: anyObj }),
+    response: objectSchema,
+    handle: async (call) => {
+      const { storeId, warehouseId, productId } = await objectStore(call);
+      const { projectId, ...fields } = call.body;
+      const onHand = countOf(fields, null);
+      const level = await located(call.params.id, call.run({ storeId, input: { warehouseId, productId, onHand } }));
+      return (await toObjects(call, storeId, [level]))[0];
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/inventory/objects/{id}',
+    summary: 'Remove a stock object that holds nothing; 409 while it holds units (set it to 0 first, an adjustment movement)',
+    operation: 'mutation($storeId: ID!, $warehouseId: ID!, $productId: ID!) { deleteInventoryLevel(storeId: $storeId, warehouseId: $warehouseId, productId: $productId) }',
+    query: PROJECT,
+    status: 204,
+    handle: async (call) => {
+      const { storeId, warehouseId, productId } = await objectStore(call);
+      await located(call.params.id, call.run({ storeId, warehouseId, productId }));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/inventory/objects:batchDelete',
+    summary: 'Remove up to 100 empty stock objects by name in one transaction; 409 per object holding units',
+    operation: `mutation($storeId: ID!, $input: InventoryLevelBatchDeleteInput!) { batchDeleteInventoryLevels(storeId: $storeId, input: $input) { ${BATCH_SELECTION(LEVEL)} } }`,
+    operations: [SKUS],
+    body: input({ projectId: str, names: strs, returnPartialSuccess: bool, requestId: str }, ['projectId', 'names']),
+    response: batchSchema,
+    handle: async (call) => {
+      const storeId = storeOf(call);
+      const v = await call.run({ storeId, input: batchIds(call) });
+      const skus = await skusOf(call, storeId, (v.resources as Row[]).map((l) => l.productId));
+      return batchAnswer(v, toObject(storeId, skus));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/inventory/objects:batchUpdate',
+    summary: 'Set up to 100 stock objects to one count (updateMask: quantityOnHand) in one transaction; masks naming fields Souk has no counterpart for are 400',
+    operation: `mutation($storeId: ID!, $input: InventoryLevelBatchSetInput!) { batchSetInventoryLevels(storeId: $storeId, input: $input) { ${BATCH_SELECTION(LEVEL)} } }`,
+    operations: [SKUS],
+    body: { ...input({ projectId: str, names: strs, updateMask: strs, returnPartialSuccess: bool, requestId: str, quantityOnHand: int }, ['projectId', 'names', 'updateMask']), additionalProperties: true },
+    response: batchSchema,
+    handle: async (call) => {
+      const storeId = storeOf(call);
+      const { projectId, names, updateMask, returnPartialSuccess, requestId, ...fields } = call.body;
+      if (!Array.isArray(updateMask) || updateMask.some((m) => typeof m !== 'string')) throw invalid('updateMask', 'must be an array of field names');
+      const onHand = countOf(fields, updateMask as string[]);
+      const ids = batchIds({ ...call, body: { names, returnPartialSuccess } });
+      const v = await call.run({ storeId, input: { ...ids, onHand } });
+      const skus = await skusOf(call, storeId, (v.resources as Row[]).map((l) => l.productId));
+      return batchAnswer(v, toObject(storeId, skus));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/inventory/objects/apply-deltas',
+    summary:
+      'Apply signed quantityDeltas to stock objects in one transaction, all or nothing; never below zero for a product without allowBackorder (409 at deltas.{i}); each an adjustment movement; a correlationRef applied before is not applied again',
+    operation: DELTAS,
+    operations: [SKUS],
+    body: input({ projectId: str, deltas: arr(obj({ objectId: str, quantityDelta: int })), reason: str, correlationRef: str }, ['projectId', 'deltas']),
+    response: obj({ data: arr(objectSchema), replayed: bool }),
+    handle: async (call) => {
+      const storeId = storeOf(call);
+      const { deltas, correlationRef } = mapInput(call.body, {
+        projectId: null,
+        deltas: 'deltas',
+        correlationRef: 'correlationRef',
+        // Souk's ledger says why by kind (adjustment); Feeef's free-text reason is not kept.
+        reason: (v) => {
+          if (typeof v !== 'string') throw invalid('reason', 'must be a string');
+        },
+      });
+      if (!Array.isArray(deltas)) throw invalid('deltas', 'must be an array');
+      if (correlationRef !== undefined && correlationRef !== null && typeof correlationRef !== 'string') throw invalid('correlationRef', 'must be a string');
+      const mapped = deltas.map((d, i) => {
+        if (!d || typeof d !== 'object') throw invalid(`deltas.${i}`, 'must be an object');
+        const { objectId, quantityDelta } = mapInput(d as Row, { objectId: 'objectId', quantityDelta: 'quantityDelta' });
+        if (typeof objectId !== 'string' || !/^[^~]+~[^~]+$/.test(objectId)) throw invalid(`deltas.${i}.objectId`, 'must be a stock object id ({warehouseId}~{productId})');
+        if (typeof quantityDelta !== 'number' || !Number.isInteger(quantityDelta)) throw invalid(`deltas.${i}.quantityDelta`, 'must be an integer');
+        const [warehouseId, productId] = objectId.split('~');
+        return { warehouseId, productId, delta: quantityDelta };
+      });
+      const v = await call.run({ storeId, input: { deltas: mapped, key: correlationRef || null } });
+      return { data: await toObjects(call, storeId, v.levels), replayed: v.replayed };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/inventory/availability',
+    summary: "What projectId holds of each SKU (skus, comma-separated, 1 to 200): its products' stock (the sum of their levels), never below 0; an unknown SKU is 0",
+    operation: AVAILABILITY,
+    query: { ...PROJECT, skus: { type: 'list', description: 'SKUs, comma-separated' } },
+    response: obj({ data: { type: 'object', additionalProperties: int } }),
+    handle: async (call) => {
+      const rows = (await call.run({ storeId: storeOf(call), skus: call.query.list('skus') ?? [] })) as Row[];
+      return { data: Object.fromEntries(rows.map((r) => [r.sku, r.available])) };
     },
   },
   {

@@ -3,6 +3,14 @@ import type { Ctx } from '../../core/context.js';
 import { Allow, policies } from '../../core/policy.js';
 import {
   InventoryAdjustInput,
+  InventoryAvailabilityType,
+  InventoryDeltasInput,
+  InventoryDeltasResult,
+  InventoryLevelBatchDeleteInput,
+  InventoryLevelBatchResult,
+  InventoryLevelBatchSetInput,
+  InventoryLevelSetInput,
+  InventoryReceiveInput,
   InventoryLevelPage,
   InventoryLevelType,
   InventoryMovementPage,
@@ -14,6 +22,7 @@ import {
   WarehouseUpdateInput,
 } from './inventory.types.js';
 import * as inventory from './inventory.service.js';
+import * as levels from './level.service.js';
 
 @Resolver()
 export class InventoryResolver {
@@ -99,5 +108,63 @@ export class InventoryResolver {
   @Allow(policies.store('inventory.write'))
   adjustInventory(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => InventoryAdjustInput) input: InventoryAdjustInput): Promise<InventoryLevelType> {
     return inventory.adjustInventory(ctx, storeId, input);
+  }
+
+  @Mutation(() => InventoryLevelType, { description: 'Receives units of a product (by id or sku) into a warehouse, opening its level there (an adjustment movement, productUpdated).' })
+  @Allow(policies.store('inventory.write'))
+  receiveInventory(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => InventoryReceiveInput) input: InventoryReceiveInput): Promise<InventoryLevelType> {
+    return levels.receiveInventory(ctx, storeId, input);
+  }
+
+  @Mutation(() => InventoryLevelType, { description: 'Sets an existing level to a count (the difference is an adjustment movement); 404 without one.' })
+  @Allow(policies.store('inventory.write'))
+  setInventoryLevel(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => InventoryLevelSetInput) input: InventoryLevelSetInput): Promise<InventoryLevelType> {
+    return levels.setInventoryLevel(ctx, storeId, input);
+  }
+
+  @Mutation(() => InventoryLevelBatchResult, { description: 'Sets up to 100 levels (ids `{warehouseId}~{productId}`) to one count in one transaction.' })
+  @Allow(policies.store('inventory.write'))
+  batchSetInventoryLevels(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('input', () => InventoryLevelBatchSetInput) input: InventoryLevelBatchSetInput,
+  ): Promise<InventoryLevelBatchResult> {
+    return levels.batchSetInventoryLevels(ctx, storeId, input);
+  }
+
+  @Mutation(() => Boolean, { description: 'Removes a level that holds nothing; 409 while it holds units.' })
+  @Allow(policies.store('inventory.write'))
+  async deleteInventoryLevel(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('warehouseId', () => ID) warehouseId: string,
+    @Arg('productId', () => ID) productId: string,
+  ): Promise<boolean> {
+    await levels.deleteInventoryLevel(ctx, storeId, warehouseId, productId);
+    return true;
+  }
+
+  @Mutation(() => InventoryLevelBatchResult, { description: 'Removes up to 100 empty levels (ids `{warehouseId}~{productId}`) in one transaction; 409 per level holding units.' })
+  @Allow(policies.store('inventory.write'))
+  batchDeleteInventoryLevels(
+    @GqlCtx() ctx: Ctx,
+    @Arg('storeId', () => ID) storeId: string,
+    @Arg('input', () => InventoryLevelBatchDeleteInput) input: InventoryLevelBatchDeleteInput,
+  ): Promise<InventoryLevelBatchResult> {
+    return levels.batchDeleteInventoryLevels(ctx, storeId, input);
+  }
+
+  @Mutation(() => InventoryDeltasResult, {
+    description: 'Applies signed deltas to existing levels in one transaction, all or none; never below zero for a product without allowBackorder (409 at deltas.{i}); idempotent by key.',
+  })
+  @Allow(policies.store('inventory.write'))
+  applyInventoryDeltas(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('input', () => InventoryDeltasInput) input: InventoryDeltasInput): Promise<InventoryDeltasResult> {
+    return levels.applyInventoryDeltas(ctx, storeId, input);
+  }
+
+  @Query(() => [InventoryAvailabilityType], { description: "What the store holds of each SKU (1 to 200): its products' stock, never below 0; an unknown SKU is 0." })
+  @Allow(policies.store('store.read'))
+  inventoryAvailability(@GqlCtx() ctx: Ctx, @Arg('storeId', () => ID) storeId: string, @Arg('skus', () => [String]) skus: string[]): Promise<InventoryAvailabilityType[]> {
+    return levels.inventoryAvailability(ctx, storeId, skus);
   }
 }

@@ -185,7 +185,7 @@ export async function batchDeleteWarehouses(ctx: Ctx, storeId: string, input: Wa
   return runBatch(ctx, input, (tx, id) => deleteOne(tx, storeId, id), (tx) => lockWarehouses(tx, storeId));
 }
 
-const levelView = (l: InventoryLevel): InventoryLevelType => ({
+export const levelView = (l: InventoryLevel): InventoryLevelType => ({
   warehouseId: l.warehouseId,
   productId: l.productId,
   onHand: l.onHand,
@@ -238,20 +238,25 @@ export async function listMovements(
   return { data: p.data.map(movementView), nextCursor: p.nextCursor };
 }
 
+/** The named warehouse of the store (400 at `warehouseId` when it has none such), else its default (409 without warehouses). */
+export async function warehouseFor(tx: TxCtx, storeId: string, warehouseId: string | null | undefined): Promise<{ id: string; active: boolean }> {
+  if (warehouseId) {
+    const w = await tx.em.findOne(Warehouse, { id: warehouseId, storeId });
+    if (!w) throw invalid('warehouseId', 'no such warehouse in this store');
+    return { id: w.id, active: w.active };
+  }
+  const id = await defaultWarehouseId(tx, storeId);
+  if (!id) throw new AppError('CONFLICT', 'This store has no warehouses; set the product stock instead');
+  return { id, active: true };
+}
+
 /** Counts a product in a warehouse (an `adjustment` movement); needs a store with warehouses. */
 export async function adjustInventory(ctx: Ctx, storeId: string, input: InventoryAdjustInput): Promise<InventoryLevelType> {
   if ((input.delta == null) === (input.onHand == null)) throw invalid('delta', 'give exactly one of delta and onHand');
   return transaction(ctx, async (tx) => {
     const [product] = await lockStockedProducts(tx, storeId, [input.productId]);
     if (!product) throw invalid('productId', 'no such product in this store');
-    let warehouseId: string | null;
-    if (input.warehouseId) {
-      warehouseId = (await tx.em.findOne(Warehouse, { id: input.warehouseId, storeId }))?.id ?? null;
-      if (!warehouseId) throw invalid('warehouseId', 'no such warehouse in this store');
-    } else {
-      warehouseId = await defaultWarehouseId(tx, storeId);
-      if (!warehouseId) throw new AppError('CONFLICT', 'This store has no warehouses; set the product stock instead');
-    }
+    const warehouseId = (await warehouseFor(tx, storeId, input.warehouseId)).id;
     const current = (await tx.em.findOne(InventoryLevel, { warehouseId, productId: product.id }))?.onHand ?? 0;
     const delta = input.delta ?? input.onHand! - current;
     await moveStock(tx, storeId, [{ productId: product.id, delta, refId: null }], { reason: 'adjustment', warehouseId, enforce: false });

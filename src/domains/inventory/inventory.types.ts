@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { IsEmail, IsInt, IsOptional, Length, Matches, Max, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsEmail, IsInt, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { BatchFailure, BatchInput, BatchSummary } from '../../lib/batch.js';
 import { NameText } from '../../core/input.js';
 
@@ -219,4 +219,120 @@ export class InventoryAdjustInput {
   @Min(-1e9, { message: 'is too small' })
   @Max(1e9, { message: 'is too large' })
   onHand?: number | null;
+}
+
+/** A level's key in batch inputs: `{warehouseId}~{productId}`. */
+export const LEVEL_KEY = /^([^~]+)~([^~]+)$/;
+
+@InputType()
+export class InventoryReceiveInput {
+  @Field(() => ID, { nullable: true, description: 'The product; or its sku (exactly one).' })
+  @IsOptional()
+  productId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The SKU of exactly one product of the store.' })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  sku?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'Default: the default warehouse.' })
+  @IsOptional()
+  warehouseId?: string | null;
+
+  @Field(() => Int, { description: 'Units received into the level (0 opens it empty).' })
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e9, { message: 'is too large' })
+  quantity!: number;
+}
+
+@InputType()
+export class InventoryLevelSetInput {
+  @Field(() => ID)
+  warehouseId!: string;
+
+  @Field(() => ID)
+  productId!: string;
+
+  @Field(() => Int, { description: 'The count; the difference is an adjustment movement.' })
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e9, { message: 'is too large' })
+  onHand!: number;
+}
+
+@InputType()
+export class InventoryLevelBatchDeleteInput extends BatchInput {}
+
+@InputType()
+export class InventoryLevelBatchSetInput extends BatchInput {
+  @Field(() => Int, { description: 'The count every level is set to.' })
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(1e9, { message: 'is too large' })
+  onHand!: number;
+}
+
+@ObjectType()
+export class InventoryLevelBatchResult {
+  @Field(() => [InventoryLevelType], { description: 'The levels as they are now (deleted ones as they were).' })
+  resources!: InventoryLevelType[];
+
+  @Field(() => [BatchFailure])
+  failures!: BatchFailure[];
+
+  @Field(() => BatchSummary)
+  summary!: BatchSummary;
+
+  @Field(() => Boolean, { description: 'returnPartialSuccess was false and something failed: nothing changed.' })
+  aborted!: boolean;
+}
+
+export const MAX_DELTAS = 500;
+
+@InputType()
+export class InventoryDeltaInput {
+  @Field(() => ID)
+  warehouseId!: string;
+
+  @Field(() => ID)
+  productId!: string;
+
+  @Field(() => Int, { description: 'Units added (negative: removed).' })
+  @IsInt({ message: 'must be an integer' })
+  @Min(-1e9, { message: 'is too small' })
+  @Max(1e9, { message: 'is too large' })
+  delta!: number;
+}
+
+@InputType()
+export class InventoryDeltasInput {
+  @Field(() => [InventoryDeltaInput], { description: `1 to ${MAX_DELTAS} deltas on existing levels, applied in order, all or none.` })
+  @ArrayMinSize(1, { message: 'must hold at least 1 delta' })
+  @ArrayMaxSize(MAX_DELTAS, { message: `must hold at most ${MAX_DELTAS} deltas` })
+  @ValidateNested({ each: true })
+  deltas!: InventoryDeltaInput[];
+
+  @Field(() => String, { nullable: true, description: "Idempotency: deltas already applied under this key in the store are not applied again. Kept as the movements' refId." })
+  @IsOptional()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  key?: string | null;
+}
+
+@ObjectType()
+export class InventoryDeltasResult {
+  @Field(() => [InventoryLevelType], { description: 'The levels the deltas named, as they are now.' })
+  levels!: InventoryLevelType[];
+
+  @Field(() => Boolean, { description: 'The key was already applied: nothing moved this time.' })
+  replayed!: boolean;
+}
+
+@ObjectType('InventoryAvailability')
+export class InventoryAvailabilityType {
+  @Field(() => String)
+  sku!: string;
+
+  @Field(() => Int, { description: "The stock of the store's products with this SKU (their levels' sum), never below 0; an unknown SKU is 0." })
+  available!: number;
 }

@@ -169,3 +169,40 @@ export async function seedFirstWarehouse(tx: TxCtx, storeId: string, warehouseId
     [warehouseId, new Date(), storeId],
   );
 }
+
+/** A level's current count, row-locked; undefined when the product has none in the warehouse. Lock its product first. */
+export async function lockLevels(tx: TxCtx, storeId: string, keys: ReadonlyArray<{ warehouseId: string; productId: string }>): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  if (!keys.length) return found;
+  const rows = await sqlOf(tx).execute<Array<{ warehouse_id: string; product_id: string; on_hand: number }>>(
+    `select warehouse_id, product_id, on_hand from inventory_levels where store_id = ? and (warehouse_id, product_id) in (${keys.map(() => '(?, ?)').join(', ')})
+      order by warehouse_id, product_id for update`,
+    [storeId, ...keys.flatMap((k) => [k.warehouseId, k.productId])],
+  );
+  for (const r of rows) found.set(`${r.warehouse_id}~${r.product_id}`, r.on_hand);
+  return found;
+}
+
+/** Opens an empty level (no stock change, so no movement); an existing one stays as it is. */
+export async function openLevel(tx: TxCtx, storeId: string, warehouseId: string, productId: string): Promise<void> {
+  await sqlOf(tx).execute(
+    'insert into inventory_levels (warehouse_id, product_id, store_id, on_hand, updated_at) values (?, ?, ?, 0, ?) on conflict (warehouse_id, product_id) do nothing',
+    [warehouseId, productId, storeId, new Date()],
+  );
+}
+
+/** Removes an empty level (the caller checked it holds nothing under its lock): no stock changes. */
+export async function dropEmptyLevel(tx: TxCtx, storeId: string, warehouseId: string, productId: string): Promise<void> {
+  await sqlOf(tx).execute('delete from inventory_levels where store_id = ? and warehouse_id = ? and product_id = ? and on_hand = 0', [storeId, warehouseId, productId]);
+}
+
+/** Whether deltas under this key were already applied in the store (their movements carry it as refId). */
+export async function deltasApplied(tx: TxCtx, storeId: string, key: string): Promise<boolean> {
+  // Requests with the same key take turns, so the second sees the first's movements once it commits.
+  await sqlOf(tx).execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`inventory-deltas:${storeId}:${key}`]);
+  const [row] = await sqlOf(tx).execute<Array<{ n: number }>>(
+    `select count(*)::int as n from (select 1 from inventory_movements where store_id = ? and ref_id = ? and reason = 'adjustment' limit 1) m`,
+    [storeId, key],
+  );
+  return row.n > 0;
+}

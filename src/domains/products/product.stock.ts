@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Ctx } from '../../core/context.js';
 import type { TxCtx } from '../../core/tx.js';
 import { recordEvent } from '../../events/outbox.js';
 import { storeCurrency } from '../stores/currency.js';
@@ -56,4 +57,11 @@ export async function addToStock(tx: TxCtx, storeId: string, deltas: ReadonlyMap
     await recordEvent(tx, { storeId, event: 'productUpdated', record: view, previous });
   }
   return after;
+}
+
+/** The store's products carrying these SKUs (a SKU may be on several products, or none). */
+export async function stockBySku(ctx: Ctx, storeId: string, skus: readonly string[]): Promise<Array<{ id: string; sku: string; stock: number }>> {
+  if (!skus.length) return [];
+  const rows = await (ctx.em as EntityManager).execute<Array<{ id: string; sku: string; stock: number }>>('select id, sku, stock from products where store_id = ? and sku in (?) order by id', [storeId, [...new Set(skus)]]);
+  return rows.map((r) => ({ id: r.id, sku: r.sku, stock: Number(r.stock) }));
 }
