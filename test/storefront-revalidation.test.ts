@@ -102,7 +102,7 @@ describe('storefront: revalidation from memory', () => {
     assert.equal(m.status, 201, m.text);
     const after = await get(A.url, ship, etag);
     assert.equal(after.status, 200);
-    assert.equal((await after.json()).options.length, 2);
+    assert.equal(((await after.json()) as { options: unknown[] }).options.length, 2);
   });
 
   test('a 304 from memory still counts against the read limit and carries the store CORS decision', async () => {
@@ -164,7 +164,7 @@ describe('storefront: revalidation on two replicas', { skip }, () => {
       assert.equal(res.status, 200, res.text);
       const moved = await until('replica B sees the change', async () => ((await get(B.url, path, etag)).status === 200 ? true : undefined));
       assert.ok(moved);
-      const body = await (await get(B.url, path)).json();
+      const body = (await (await get(B.url, path)).json()) as { price: number };
       assert.equal(body.price, 175);
     } finally {
       await B.close();
