@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { client, startTestService, type Api, type TestService } from './helpers.js';
-import { assertFeeefProblem, feeefClient, feeefSignup } from './feeef-helpers.js';
+import { assertFeeefProblem, feeefClient, feeefSignup, type FeeefClient } from './feeef-helpers.js';
 import { SDK_CALLS } from './feeef-sdk-calls.js';
 import { formatProblems, lintOpenApi } from '../scripts/openapi-lint.js';
 import { readFileSync } from 'node:fs';
@@ -201,6 +201,7 @@ test('apps: create, list with meta, PUT partial, regenerate the secret with an e
   assert.deepEqual((await ff.get(`/apps/${id}/private-data`)).data, { private: { keys: { a: 1 } } });
   assert.deepEqual((await ff.put(`/apps/${id}/user-data/me`, { public: { prefs: { on: true } } })).data, { public: { prefs: { on: true } } });
   assert.deepEqual((await ff.get(`/apps/${id}/user-data/me`)).data, { public: { prefs: { on: true } }, protected: {} });
+  assertFeeefProblem(await ff.put(`/apps/${id}/user-data/me`, { public: {}, protected: { plan: {} } }), 403, 'FORBIDDEN');
   // A user who never connected the app is not revealed.
   assertFeeefProblem(await ff.get(`/apps/${id}/user-data/users/${user.id}`), 404, 'NOT_FOUND');
 
@@ -236,14 +237,9 @@ test('oauth/token, introspect and revoke take forms and answer snake_case', asyn
   assert.equal(live.data.client_id, app.id);
   assert.equal(live.data.username, user.email);
 
-  // The owner reaches a connected user's public namespaces.
-  const forUser = await dev.ff.put(`/apps/${app.id}/user-data/users/${user.user.id}`, { public: { note: { n: 1 } } });
-  assert.equal(forUser.status, 200, forUser.text);
-  assert.deepEqual(forUser.data, { public: { note: { n: 1 } }, private: {}, protected: {} });
-  assertFeeefProblem(await dev.ff.put(`/apps/${app.id}/user-data/users/${user.user.id}`, { private: { x: { y: 1 } } }), 400, 'VALIDATION_FAILED');
-  assert.deepEqual((await dev.ff.get(`/apps/${app.id}/user-data/users/${user.user.id}`)).data, { public: { note: { n: 1 } }, private: {}, protected: {} });
-
   const app2 = feeefClient(svc.url, token.data.access_token);
+  await userDataParts(dev.ff, app2, user, app.id);
+
   const me = await app2.get('/users/auth');
   assert.equal(me.status, 200, me.text);
   assert.deepEqual(me.data.token.abilities, ['profile']);
@@ -252,6 +248,56 @@ test('oauth/token, introspect and revoke take forms and answer snake_case', asyn
   assert.deepEqual((await ff.form('/oauth/introspect', { token: token.data.access_token })).data, { active: false });
   assert.deepEqual((await ff.form('/oauth/revoke', { token: 'unknown' })).data, { revoked: false });
 });
+
+/**
+ * apps.putUserDataForUser / getUserDataForUser / getUserDataMe / putUserDataMe as the SDK sends
+ * them: the app (or its owner) writes all three parts, the user sees public and protected only
+ * and writes public only.
+ */
+async function userDataParts(owner: FeeefClient, appToken: FeeefClient, user: { ff: FeeefClient; user: any }, appId: string) {
+  const forUser = `/apps/${appId}/user-data/users/${user.user.id}`;
+  const me = `/apps/${appId}/user-data/me`;
+  const all = { public: { prefs: { lang: 'ar' } }, private: { crm: { score: 7 } }, protected: { plan: { tier: 'pro' } } };
+  const put = await owner.put(forUser, all);
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual(put.data, all);
+  // A part the body leaves out stays as it is.
+  const byApp = await appToken.put(forUser, { protected: { plan: { tier: 'team' } } });
+  assert.equal(byApp.status, 200, byApp.text);
+  assert.deepEqual(byApp.data, { ...all, protected: { plan: { tier: 'team' } } });
+  assert.deepEqual((await appToken.get(forUser)).data, { ...all, protected: { plan: { tier: 'team' } } });
+  assert.deepEqual((await owner.get(forUser)).data, { ...all, protected: { plan: { tier: 'team' } } });
+
+  // The user sees the public and protected parts, never the private one (nor does the app through /me).
+  const seen = await user.ff.get(me);
+  assert.equal(seen.status, 200, seen.text);
+  assert.deepEqual(seen.data, { public: { prefs: { lang: 'ar' } }, protected: { plan: { tier: 'team' } } });
+  assert.deepEqual((await appToken.get(me)).data, seen.data);
+
+  // The user writes the public part only.
+  assert.deepEqual((await user.ff.put(me, { public: { prefs: { lang: 'fr' } } })).data, { public: { prefs: { lang: 'fr' } } });
+  assertFeeefProblem(await user.ff.put(me, { public: {}, protected: { plan: { tier: 'free' } } }), 403, 'FORBIDDEN');
+  assertFeeefProblem(await user.ff.put(me, { public: {}, private: { crm: {} } }), 403, 'FORBIDDEN');
+  assertFeeefProblem(await user.ff.put(forUser, { protected: { plan: { tier: 'free' } } }), 403, 'FORBIDDEN');
+  assertFeeefProblem(await user.ff.get(forUser), 403, 'FORBIDDEN');
+  assert.deepEqual((await appToken.get(forUser)).data, { public: { prefs: { lang: 'fr' } }, private: { crm: { score: 7 } }, protected: { plan: { tier: 'team' } } });
+
+  // Each part is a JSON object of at most 64 KiB; the problem names the part.
+  for (const [body, status, code, path] of [
+    [{ private: [1] }, 400, 'VALIDATION_FAILED', 'private'],
+    [{ protected: 'text' }, 400, 'VALIDATION_FAILED', 'protected'],
+    [{ public: null }, 400, 'VALIDATION_FAILED', 'public'],
+    [{ secret: {} }, 400, 'VALIDATION_FAILED', 'secret'],
+    [{ private: { blob: 'x'.repeat(64 * 1024) } }, 413, 'PAYLOAD_TOO_LARGE', 'private'],
+    [{ public: {}, protected: { blob: 'x'.repeat(64 * 1024) } }, 413, 'PAYLOAD_TOO_LARGE', 'protected'],
+  ] as const) {
+    const res = await owner.put(forUser, body);
+    assertFeeefProblem(res, status, code);
+    assert.equal(res.data.errors?.[0]?.path, path, res.text);
+  }
+  // A refused write changes nothing, not even the parts beside the refused one.
+  assert.deepEqual((await owner.get(forUser)).data, { public: { prefs: { lang: 'fr' } }, private: { crm: { score: 7 } }, protected: { plan: { tier: 'team' } } });
+}
 
 test('the face has its own OpenAPI document; /v1 gains no /feeef path', async () => {
   const doc: any = await (await fetch(`${svc.url}/feeef/v1/openapi.json`)).json();

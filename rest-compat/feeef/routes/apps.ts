@@ -1,4 +1,4 @@
-import { invalid } from '../../../src/core/errors.js';
+import { forbidden, invalid } from '../../../src/core/errors.js';
 import { pageArgs, pageList, findRoute, deleteRoute } from '../pages.js';
 import { BY_ID, PAGE_PARAMS, type Call, type FeeefRoute } from '../route.js';
 import { anyObj, input, obj, pageOf, str, strs } from '../schema.js';
@@ -7,8 +7,8 @@ import { APP, appInput, appSchema, mapInput, toApp } from '../shapes.js';
 /**
  * Feeef's developer apps. The client id is the app id; app data is kept as one object per
  * scope of visibility: Feeef's `public` and `private` namespaces are Souk's public and private
- * data, and a user's `public` namespace is Souk's per-user data (Feeef's per-user `private` and
- * `protected` namespaces have no Souk home: read as `{}`, refused when written).
+ * data; a user's data for an app has three parts: `public` (the user and the app), `private`
+ * (the app and its owner only) and `protected` (the app writes, the user reads).
  */
 
 const owner = (call: Call) => call.ctx.actor?.userId ?? null;
@@ -21,6 +21,8 @@ function appData(call: Call, key: 'public' | 'private'): Record<string, unknown>
 }
 
 const dataOf = (key: 'public' | 'private') => obj({ [key]: anyObj });
+const USER_DATA_SEEN = 'public protected';
+const USER_DATA_ALL = 'public private protected';
 const listParams = { ...PAGE_PARAMS, q: { type: 'string' as const, description: 'Not supported by Souk: refused when given' }, filterator: { type: 'string' as const }, userId: { type: 'string' as const }, active: { type: 'boolean' as const } };
 
 export const routes: FeeefRoute[] = [
@@ -124,45 +126,51 @@ export const routes: FeeefRoute[] = [
   {
     method: 'GET',
     path: '/apps/{id}/user-data/me',
-    summary: "The caller's data for this app: {public, protected} (protected is always empty on Souk)",
-    operation: 'query($id: ID!) { myAppData(id: $id) }',
+    summary: "The caller's data for this app: {public, protected} (protected is the app's to write; the private part is never shown to the user)",
+    operation: `query($id: ID!) { myAppDataSet(id: $id) { ${USER_DATA_SEEN} } }`,
     response: obj({ public: anyObj, protected: anyObj }),
-    handle: async (call) => ({ public: await call.run({ id: call.params.id }), protected: {} }),
+    handle: async (call) => call.run({ id: call.params.id }),
   },
   {
     method: 'PUT',
     path: '/apps/{id}/user-data/me',
-    summary: "Replace the caller's public namespaces for this app {public} (64 KiB max)",
+    summary: "Replace the caller's public namespaces for this app {public} (64 KiB max); protected and private are the app's to write: 403",
     operation: 'mutation($id: ID!, $data: JSONObject!) { setMyAppData(id: $id, data: $data) }',
-    body: input({ public: anyObj }, ['public']),
+    body: input({ public: anyObj, protected: anyObj, private: anyObj }, ['public']),
     response: dataOf('public'),
-    handle: async (call) => ({ public: await call.run({ id: call.params.id, data: appData(call, 'public') }) }),
+    handle: async (call) => {
+      for (const k of ['protected', 'private'] as const) {
+        if (call.body[k] !== undefined) throw forbidden(`${k}: a user's ${k} namespaces are written by the app (PUT /apps/{id}/user-data/users/{userId}), not by the user`);
+      }
+      return { public: await call.run({ id: call.params.id, data: appData(call, 'public') }) };
+    },
   },
   {
     method: 'GET',
     path: '/apps/{id}/user-data/users/{userId}',
     summary: "A connected user's data for this app: {public, private, protected} (the owner or the app itself)",
-    operation: 'query($id: ID!, $userId: ID!) { appUserData(id: $id, userId: $userId) }',
+    operation: `query($id: ID!, $userId: ID!) { appUserDataSet(id: $id, userId: $userId) { ${USER_DATA_ALL} } }`,
     response: obj({ public: anyObj, private: anyObj, protected: anyObj }),
-    handle: async (call) => ({ public: await call.run({ id: call.params.id, userId: call.params.userId }), private: {}, protected: {} }),
+    handle: async (call) => call.run({ id: call.params.id, userId: call.params.userId }),
   },
   {
     method: 'PUT',
     path: '/apps/{id}/user-data/users/{userId}',
-    summary: "Replace a connected user's public namespaces for this app (private and protected are not Souk features: 400)",
-    operation: 'mutation($id: ID!, $userId: ID!, $data: JSONObject!) { setAppUserData(id: $id, userId: $userId, data: $data) }',
+    summary: "Replace the given parts {public, private, protected} of a connected user's data for this app (the owner or the app itself; each 64 KiB max; an absent part stays)",
+    operation: `mutation($id: ID!, $userId: ID!, $input: AppUserDataSetInput!) { setAppUserDataSet(id: $id, userId: $userId, input: $input) { ${USER_DATA_ALL} } }`,
     body: input({ public: anyObj, private: anyObj, protected: anyObj }),
     response: obj({ public: anyObj, private: anyObj, protected: anyObj }),
     handle: async (call) => {
-      for (const k of ['private', 'protected']) {
+      const unknown = Object.keys(call.body).find((k) => !['public', 'private', 'protected'].includes(k));
+      if (unknown) throw invalid(unknown, 'is not a known field');
+      const parts: Record<string, unknown> = {};
+      for (const k of ['public', 'private', 'protected'] as const) {
         const v = call.body[k];
-        if (v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v as object).length === 0)) {
-          throw invalid(k, "is not kept by Souk: an app's per-user data is its public namespaces");
-        }
+        if (v === undefined) continue;
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) throw invalid(k, 'must be an object of namespaces');
+        parts[k] = v;
       }
-      const { private: _p, protected: _r, ...rest } = call.body;
-      const data = appData({ ...call, body: rest }, 'public');
-      return { public: await call.run({ id: call.params.id, userId: call.params.userId, data }), private: {}, protected: {} };
+      return call.run({ id: call.params.id, userId: call.params.userId, input: parts });
     },
   },
 ];

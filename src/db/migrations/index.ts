@@ -20,6 +20,7 @@ import { Migration20261126161000_ingress_dedup } from './Migration20261126161000
 import { Migration20261126162000_promo_customer_keys } from './Migration20261126162000_promo_customer_keys.js';
 import { Migration20261128090000_storefront } from './Migration20261128090000_storefront.js';
 import { Migration20261128100000_storefront_defences } from './Migration20261128100000_storefront_defences.js';
+import { Migration20261129060000_app_user_data_parts } from './Migration20261129060000_app_user_data_parts.js';
 import { Migration20261129060000_inventory_delta_keys } from './Migration20261129060000_inventory_delta_keys.js';
 import { Migration20261129090000_catalog_notify } from './Migration20261129090000_catalog_notify.js';
 
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261126162000_promo_customer_keys', class: Migration20261126162000_promo_customer_keys },
   { name: 'Migration20261128090000_storefront', class: Migration20261128090000_storefront },
   { name: 'Migration20261128100000_storefront_defences', class: Migration20261128100000_storefront_defences },
+  { name: 'Migration20261129060000_app_user_data_parts', class: Migration20261129060000_app_user_data_parts },
   { name: 'Migration20261129060000_inventory_delta_keys', class: Migration20261129060000_inventory_delta_keys },
   { name: 'Migration20261129090000_catalog_notify', class: Migration20261129090000_catalog_notify },
 ];

@@ -1,6 +1,6 @@
 import { AppUserData, OAuthApp } from './app.entity.js';
 import { AuthToken } from '../auth/token.entity.js';
-import { AppError, forbidden, notFound } from '../../core/errors.js';
+import { AppError, forbidden, invalid, notFound } from '../../core/errors.js';
 import { requireActor, type Actor, type Ctx } from '../../core/context.js';
 import { transaction } from '../../core/tx.js';
 import { assertJsonLimits, JSON_MAX_DEPTH } from '../../core/input.js';
@@ -10,11 +10,12 @@ import { findApp, isOwner } from './app.service.js';
 type Json = Record<string, unknown>;
 export const APP_DATA_MAX_BYTES = 64 * 1024;
 
-function checkSize(data: Json) {
+function checkSize(data: Json, path = 'data') {
   // Depth first: a document nested beyond the limit is refused before anything serializes it.
-  assertJsonLimits(data, 'data', { maxDepth: JSON_MAX_DEPTH });
+  assertJsonLimits(data, path, { maxDepth: JSON_MAX_DEPTH });
   if (Buffer.byteLength(JSON.stringify(data), 'utf8') > APP_DATA_MAX_BYTES) {
-    throw new AppError('PAYLOAD_TOO_LARGE', `App data is limited to ${APP_DATA_MAX_BYTES} bytes of JSON`);
+    const message = `is limited to ${APP_DATA_MAX_BYTES} bytes of JSON`;
+    throw new AppError('PAYLOAD_TOO_LARGE', path === 'data' ? `App data ${message}` : `${path}: ${message}`, path === 'data' ? undefined : [{ path, message }]);
   }
 }
 
@@ -67,13 +68,40 @@ async function myDataApp(ctx: Ctx, id: string): Promise<{ actor: Actor; app: OAu
   return { actor, app };
 }
 
+/** A user's data for an app by visibility: the column each part is kept in. */
+export const USER_DATA_PARTS = { public: 'data', private: 'private_data', protected: 'protected_data' } as const;
+export type UserDataPart = keyof typeof USER_DATA_PARTS;
+export type UserDataSet = Record<UserDataPart, Json>;
+
+async function readUserDataSet(ctx: Ctx, appId: string, userId: string): Promise<UserDataSet> {
+  const row = await ctx.em.findOne(AppUserData, { appId, userId });
+  return { public: row?.data ?? {}, private: row?.privateData ?? {}, protected: row?.protectedData ?? {} };
+}
+
 async function readUserData(ctx: Ctx, appId: string, userId: string): Promise<Json> {
-  return (await ctx.em.findOne(AppUserData, { appId, userId }))?.data ?? {};
+  return (await readUserDataSet(ctx, appId, userId)).public;
+}
+
+/**
+ * Replaces the given parts, leaving the others as they are; one statement, so the first write of
+ * a user races no other into a duplicate row.
+ */
+async function writeUserDataSet(ctx: Ctx, appId: string, userId: string, parts: Partial<UserDataSet>): Promise<UserDataSet> {
+  const given = (Object.keys(USER_DATA_PARTS) as UserDataPart[]).filter((p) => parts[p] !== undefined && parts[p] !== null);
+  if (!given.length) return readUserDataSet(ctx, appId, userId);
+  const columns = given.map((p) => USER_DATA_PARTS[p]);
+  const [row] = await ctx.em.execute<Array<{ data: Json; private_data: Json; protected_data: Json }>>(
+    `insert into app_user_data (app_id, user_id, ${columns.join(', ')}, updated_at)
+     values (?, ?, ${columns.map(() => 'cast(? as jsonb)').join(', ')}, now())
+     on conflict (app_id, user_id) do update set ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = excluded.updated_at
+     returning data, private_data, protected_data`,
+    [appId, userId, ...given.map((p) => JSON.stringify(parts[p]))],
+  );
+  return { public: row.data, private: row.private_data, protected: row.protected_data };
 }
 
 async function writeUserData(ctx: Ctx, appId: string, userId: string, data: Json): Promise<Json> {
-  await ctx.em.upsert(AppUserData, { appId, userId, data, updatedAt: new Date() });
-  return data;
+  return (await writeUserDataSet(ctx, appId, userId, { public: data })).public;
 }
 
 export async function getMyData(ctx: Ctx, id: string): Promise<Json> {
@@ -112,5 +140,33 @@ export async function setUserData(ctx: Ctx, id: string, userId: string, data: Js
   return transaction(ctx, async (tx) => {
     const app = await connectedUser(tx, id, userId);
     return writeUserData(tx, app.id, userId, data);
+  });
+}
+
+/** The user's own view of their data for this app: the public part and the protected part the app wrote. */
+export async function getMyDataSet(ctx: Ctx, id: string): Promise<Omit<UserDataSet, 'private'>> {
+  const { actor, app } = await myDataApp(ctx, id);
+  const { private: _hidden, ...seen } = await readUserDataSet(ctx, app.id, actor.userId);
+  return seen;
+}
+
+export async function getUserDataSet(ctx: Ctx, id: string, userId: string): Promise<UserDataSet> {
+  const app = await connectedUser(ctx, id, userId);
+  return readUserDataSet(ctx, app.id, userId);
+}
+
+/** The owner or the app itself replaces the given parts of a connected user's data; the others stay. */
+export async function setUserDataSet(ctx: Ctx, id: string, userId: string, parts: Partial<Record<UserDataPart, unknown>>): Promise<UserDataSet> {
+  const checked: Partial<UserDataSet> = {};
+  for (const part of Object.keys(USER_DATA_PARTS) as UserDataPart[]) {
+    const value = parts[part];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'object' || Array.isArray(value)) throw invalid(part, 'must be a JSON object');
+    checkSize(value as Json, part);
+    checked[part] = value as Json;
+  }
+  return transaction(ctx, async (tx) => {
+    const app = await connectedUser(tx, id, userId);
+    return writeUserDataSet(tx, app.id, userId, checked);
   });
 }

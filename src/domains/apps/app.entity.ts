@@ -94,10 +94,14 @@ export class AuthorizationCode {
   createdAt: Date = new Date();
 }
 
-/** What an app keeps about one of its users. */
+/**
+ * What an app keeps about one of its users, by who sees it: `data` is the public part (the user
+ * and the app read and write it), `privateData` only the app and its owner see, `protectedData`
+ * the app writes and the user reads.
+ */
 @Entity({ tableName: 'app_user_data' })
 export class AppUserData {
-  [OptionalProps]?: 'updatedAt';
+  [OptionalProps]?: 'data' | 'privateData' | 'protectedData' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
   appId!: string;
@@ -106,7 +110,13 @@ export class AppUserData {
   userId!: string;
 
   @Property({ type: 'json' })
-  data!: Record<string, unknown>;
+  data: Record<string, unknown> = {};
+
+  @Property({ type: 'json' })
+  privateData: Record<string, unknown> = {};
+
+  @Property({ type: 'json' })
+  protectedData: Record<string, unknown> = {};
 
   @Property({ type: 'Date', onUpdate: () => new Date() })
   updatedAt: Date = new Date();

@@ -7,6 +7,8 @@ import {
   AppPage,
   AppType,
   AppUpdateInput,
+  AppUserDataSetInput,
+  AppUserDataSetType,
   AppWithSecretType,
   AuthorizationCodeInput,
   AuthorizationCodeType,
@@ -14,6 +16,7 @@ import {
   CodeInspectInput,
   CodeInspectionType,
   ConnectedAppType,
+  MyAppDataSetType,
   OAuthTokenType,
 } from './app.types.js';
 import * as apps from './app.service.js';
@@ -128,6 +131,12 @@ export class AppResolver {
   }
 
   @Allow(policies.user())
+  @Query(() => MyAppDataSetType, { description: "The caller's data for this app by visibility: the public part and the protected part the app writes (never the private one)." })
+  myAppDataSet(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string): Promise<MyAppDataSetType> {
+    return appData.getMyDataSet(ctx, id);
+  }
+
+  @Allow(policies.user())
   @Query(() => GraphQLJSONObject, { description: 'A connected user\'s data for this app (the owner or the app itself).' })
   appUserData(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('userId', () => ID) userId: string): Promise<Json> {
     return appData.getUserData(ctx, id, userId);
@@ -142,5 +151,22 @@ export class AppResolver {
     @Arg('data', () => GraphQLJSONObject, { validate: false }) data: Json,
   ): Promise<Json> {
     return appData.setUserData(ctx, id, userId, data);
+  }
+
+  @Allow(policies.user())
+  @Query(() => AppUserDataSetType, { description: "A connected user's data for this app, all three parts (the owner or the app itself)." })
+  appUserDataSet(@GqlCtx() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('userId', () => ID) userId: string): Promise<AppUserDataSetType> {
+    return appData.getUserDataSet(ctx, id, userId);
+  }
+
+  @Allow(policies.user())
+  @Mutation(() => AppUserDataSetType, { description: "Replace the given parts of a connected user's data for this app (the owner or the app itself; the user writes only the public part, through setMyAppData)." })
+  setAppUserDataSet(
+    @GqlCtx() ctx: Ctx,
+    @Arg('id', () => ID) id: string,
+    @Arg('userId', () => ID) userId: string,
+    @Arg('input', () => AppUserDataSetInput, { validate: false }) input: AppUserDataSetInput,
+  ): Promise<AppUserDataSetType> {
+    return appData.setUserDataSet(ctx, id, userId, input);
   }
 }

@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { ArrayMaxSize, ArrayMinSize, IsIn, Length, Matches, MaxLength } from 'class-validator';
 import { SCOPE_NAMES } from '../auth/scopes.js';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Page } from '../../lib/pagination.js';
 import { IsHttpUrl, NameText } from '../../core/input.js';
 
@@ -255,4 +256,31 @@ export class ConnectedAppType {
 
   @Field(() => Date, { nullable: true })
   lastUsedAt!: Date | null;
+}
+
+@ObjectType('MyAppDataSet', { description: "What a user sees of an app's data about them: never the private part." })
+export class MyAppDataSetType {
+  @Field(() => GraphQLJSONObject, { description: 'The user and the app read and write it.' })
+  public!: Record<string, unknown>;
+
+  @Field(() => GraphQLJSONObject, { description: 'The app (or its owner) writes it; the user only reads it.' })
+  protected!: Record<string, unknown>;
+}
+
+@ObjectType('AppUserDataSet', { description: "An app's data about one of its connected users, by visibility." })
+export class AppUserDataSetType extends MyAppDataSetType {
+  @Field(() => GraphQLJSONObject, { description: 'Only the app itself and its owner read and write it.' })
+  private!: Record<string, unknown>;
+}
+
+@InputType({ description: 'The parts to replace, each a JSON object of at most 64 KiB; an absent (or null) part stays as it is.' })
+export class AppUserDataSetInput {
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  public?: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  private?: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  protected?: Record<string, unknown> | null;
 }
