@@ -105,6 +105,9 @@ export function connectionLost(err: Error): boolean {
   return /Connection terminated|connection to server .* failed/i.test(err.message);
 }
 
+/** Whose writes a request's reads must see: a signed-in user, or an order's payment token. */
+const writerOf = (ctx: Ctx): string | undefined => ctx.actor?.userId ?? (ctx.paymentGrant ? `order:${ctx.paymentGrant.orderId}` : undefined);
+
 class Replica {
   state: ReplicaState = 'unknown';
   lagMs: number | null = null;
@@ -245,7 +248,7 @@ export function startReadReplicas(
   const interval = checkIntervalMs(opts.maxLagMs);
   const window = readYourWritesMs(opts.maxLagMs);
   const changes = new EventEmitter();
-  /** Signed-in callers that wrote, and until when their reads stay on the primary. */
+  /** Callers that wrote (users, order payment tokens), and until when their reads stay on the primary. */
   const writers = new Map<string, number>();
   /** EntityManagers of requests that wrote. */
   const wroteEms = new WeakSet<object>();
@@ -270,7 +273,7 @@ export function startReadReplicas(
       // Keyed by the request's primary EntityManager: `ctx` may already be a replica's copy.
       const primary = primaryEm(ctx);
       if (inTransaction(ctx) || wroteEms.has(primary)) return primary;
-      const user = ctx.actor?.userId;
+      const user = writerOf(ctx);
       if (user !== undefined) {
         const until = writers.get(user);
         if (until !== undefined && until > Date.now()) return primary;
@@ -297,7 +300,7 @@ export function startReadReplicas(
     },
     wrote(ctx) {
       wroteEms.add(primaryEm(ctx));
-      const user = ctx.actor?.userId;
+      const user = writerOf(ctx);
       if (user !== undefined) writers.set(user, Date.now() + window);
     },
     status: () => replicas.map((r) => r.status()),
