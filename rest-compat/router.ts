@@ -438,7 +438,7 @@ async function policyRefusal(ctx: Ctx, c: CompiledRoute, args: Record<string, un
 async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps, operations: OperationCache, c: CompiledRoute, ctx: Ctx): Promise<FastifyReply> {
   // A route that writes may read first (to merge, to locate): those reads, like its caller's for
   // a few seconds after, are the primary's, never a replica's older copy (db/replicas.ts).
-  const writes = c.route.method !== 'GET' && c.route.method !== 'HEAD';
+  const writes = c.route.method !== 'GET';
   if (writes) deps.db.reads.wrote(ctx);
   const tools: RouteTools = {
     ctx,
