@@ -195,6 +195,33 @@ describe('read replicas (a real streaming replica)', () => {
     assert.equal(await gqlProduct(reader.token), 'Mint Tea');
   });
 
+  test('a query that writes (a page stored on its first view) writes on the primary', async (t) => {
+    if (setupSkip) return t.skip(setupSkip);
+    await onReplica('select pg_wal_replay_resume()');
+    const page = await api('POST', `/v1/pages?storeId=${owner.storeId}`, { token: owner.token, body: { title: 'Delivery', slug: 'delivery', body: '# Fast', status: 'published' } });
+    assert.equal(page.status, 201, page.text);
+    // A page from before pages stored their HTML: rendered and stored by its first view.
+    const primary = new pg.Client({ ...pgConnection(db!.url!) });
+    await primary.connect();
+    try {
+      await primary.query('update pages set html = null where id = $1', [page.body.id]);
+      await caughtUp();
+      assert.equal(svc!.service.deps.db.reads.status()[0].state, 'ok');
+      // Anonymous: nothing keeps this read off the replica, which has the page without its HTML.
+      const view = await api('GET', `/v1/pages/view/delivery?storeId=${owner.storeId}`);
+      assert.equal(view.status, 200, view.text);
+      assert.match(view.body.html, /<h1>Fast<\/h1>/);
+      const [row] = (await primary.query<{ html: string | null }>('select html from pages where id = $1', [page.body.id])).rows;
+      assert.match(row.html ?? '', /<h1>Fast<\/h1>/);
+      // Replay paused again behind a change, for the next test's lag.
+      await onReplica('select pg_wal_replay_pause()');
+      await until('replay to pause', async () => (await onReplica<{ s: string }>('select pg_get_wal_replay_pause_state() as s'))[0].s === 'paused');
+      await primary.query("update pages set title = 'Delivery times' where id = $1", [page.body.id]);
+    } finally {
+      await primary.end();
+    }
+  });
+
   test('a replica lagging beyond SOUK_REPLICA_MAX_LAG_MS is skipped; reads go to the primary until it catches up', async (t) => {
     if (setupSkip) return t.skip(setupSkip);
     // The same database, a service allowing 100 ms: replay is still paused behind the rename.
