@@ -1,5 +1,5 @@
-// List reads with and without a read replica, in one run on PostgreSQL: the members' GraphQL list
-// of 20 products and the storefront's public REST list of 20, first against a service with no
+// Reads with and without a read replica, in one run on PostgreSQL: the members' GraphQL list of 20
+// products, the storefront's public REST list of 20 and a member's REST product by id, first against a service with no
 // replica, then against one whose SOUK_DATABASE_REPLICA_URLS names a streaming replica of the same
 // server (made with pg_basebackup, as test/read-replicas.test.ts makes it). Prints req/s, p50,
 // p99, the transactions the replica answered (pg_stat_database), and the ratios. On one machine
@@ -24,7 +24,8 @@ try {
   }
   const { token, storeId } = await userAndStore(svc.url);
   await json(svc.url, 'PATCH', `/v1/stores/${storeId}`, { storefront: { limits: { readsPerAddress: 100000000 } } }, token);
-  for (let i = 0; i < 60; i++) await json(svc.url, 'POST', `/v1/stores/${storeId}/products`, { name: `Product ${i}`, price: 100 + i, stock: 1000 }, token);
+  let productId = '';
+  for (let i = 0; i < 60; i++) productId = (await json(svc.url, 'POST', `/v1/stores/${storeId}/products`, { name: `Product ${i}`, price: 100 + i, stock: 1000 }, token)).id;
   // A member that only reads: a caller's own writes would keep its reads on the primary.
   const email = `reader${Date.now()}@example.com`;
   const reader = await json(svc.url, 'POST', '/v1/users/auth/signup', { email, password: 'bench-password', name: 'Reader' });
@@ -35,6 +36,8 @@ try {
     return [
       ['member GraphQL list of 20', () => send(port, 'POST', '/graphql', { 'content-type': 'application/json', authorization: `Bearer ${reader.token}` }, body)],
       ['public REST list of 20', () => send(port, 'GET', `/v1/storefront/${storeId}/products?limit=20`, {})],
+      // Routed since every query reads from a replica (it was the primary's before).
+      ['member REST product by id', () => send(port, 'GET', `/v1/stores/${storeId}/products/${productId}`, { authorization: `Bearer ${reader.token}` })],
     ];
   };
   const replicaXacts = async () => Number((await made.query<{ n: string }>(database, 'select xact_commit::text as n from pg_stat_database where datname = $1', [database]))[0].n);

@@ -437,6 +437,10 @@ async function policyRefusal(ctx: Ctx, c: CompiledRoute, args: Record<string, un
 }
 /** A `handle` route: the route drives its documents through `run`. */
 async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps, operations: OperationCache, c: CompiledRoute, ctx: Ctx): Promise<FastifyReply> {
+  // A route that writes may read first (to merge, to locate): those reads, like its caller's for
+  // a few seconds after, are the primary's, never a replica's older copy (db/replicas.ts).
+  const writes = c.route.method !== 'GET';
+  if (writes) deps.db.reads.wrote(ctx);
   const tools: RouteTools = {
     ctx,
     async run(variables, opts = {}) {
@@ -448,6 +452,7 @@ async function handleRoute(req: FastifyRequest, reply: FastifyReply, deps: Deps,
         runCtx = await createContext(deps, opts.authorization ?? undefined, req.ip);
         runCtx.request = ctx.request;
         if (runCtx.authFailure) throw new ProblemError(problem('UNAUTHENTICATED', runCtx.authFailure));
+        if (writes) deps.db.reads.wrote(runCtx);
       }
       const bodyVar = (main ? c.bodyVar === 'input' : doc.declared.has('input')) ? 'input' : null;
       const numericIds = numericIdsOf(doc.declared, variables, bodyVar);

@@ -38,6 +38,14 @@ export async function freshDatabase(): Promise<{ url: string | null; drop(): Pro
   };
 }
 
+/** `url`'s database on the replica at 127.0.0.1:`port`. */
+function replicaUrl(url: string, port: string): string {
+  const u = new URL(url);
+  u.hostname = '127.0.0.1';
+  u.port = port;
+  return u.toString();
+}
+
 export async function startTestService(env: Record<string, string> = {}, reuse?: { databaseUrl: string | null; dataDir: string }): Promise<TestService> {
   const db = reuse ? { url: reuse.databaseUrl, async drop() {} } : await freshDatabase();
   const dataDir = reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'souk-test-'));
@@ -50,6 +58,9 @@ export async function startTestService(env: Record<string, string> = {}, reuse?:
     SOUK_AUTH_RATE_LIMIT: '100000',
     SOUK_AUTH_RATE_LIMIT_IP: '100000',
     ...(db.url ? { DATABASE_URL: db.url } : {}),
+    // SOUK_TEST_REPLICA_PORT: a streaming replica of DATABASE_URL's server on 127.0.0.1 at that
+    // port, for running any file with its reads on the replica (db/replicas.ts).
+    ...(db.url && process.env.SOUK_TEST_REPLICA_PORT ? { SOUK_DATABASE_REPLICA_URLS: replicaUrl(db.url, process.env.SOUK_TEST_REPLICA_PORT) } : {}),
     ...env,
   });
   const service = await startService(config);

@@ -72,6 +72,23 @@ describe('read replicas (a real streaming replica)', () => {
     assert.equal(res.status, 200, res.text);
     return res.body.name as string;
   };
+  /** One product's name through each door: /graphql, a /v1 REST row, the Feeef face. */
+  const gqlProduct = async (token: string) => {
+    const res = await api('POST', '/graphql', { token, body: { query: 'query($s: ID!, $id: ID!) { product(storeId: $s, id: $id) { name } }', variables: { s: owner.storeId, id: productId } } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.errors, undefined, res.text);
+    return res.body.data.product.name as string;
+  };
+  const restProduct = async (token: string) => {
+    const res = await api('GET', `/v1/stores/${owner.storeId}/products/${productId}`, { token });
+    assert.equal(res.status, 200, res.text);
+    return res.body.name as string;
+  };
+  const feeefProduct = async (token: string) => {
+    const res = await api('GET', `/feeef/v1/products/${productId}`, { token });
+    assert.equal(res.status, 200, res.text);
+    return res.body.name as string;
+  };
   const orderCount = async (token: string) => {
     const res = await api('GET', `/v1/stores/${owner.storeId}/orders`, { token });
     assert.equal(res.status, 200, res.text);
@@ -129,9 +146,80 @@ describe('read replicas (a real streaming replica)', () => {
     // The caller that wrote reads its writes: the primary answers it.
     assert.deepEqual(await listNames(owner.token), ['Green Tea']);
     assert.equal(await orderCount(owner.token), 1);
-    // A read that is not routed (one product by id) is the primary's for everyone.
-    const one = await api('GET', `/v1/stores/${owner.storeId}/products/${productId}`, { token: reader.token });
-    assert.equal(one.body.name, 'Green Tea');
+    // Every query operation reads from the replica, whichever door it comes through ...
+    assert.equal(await gqlProduct(reader.token), 'Mint Tea');
+    assert.equal(await restProduct(reader.token), 'Mint Tea');
+    assert.equal(await feeefProduct(reader.token), 'Mint Tea');
+    // ... but not the caller that wrote: all three read its write from the primary.
+    assert.equal(await gqlProduct(owner.token), 'Green Tea');
+    assert.equal(await restProduct(owner.token), 'Green Tea');
+    assert.equal(await feeefProduct(owner.token), 'Green Tea');
+  });
+
+  test('access checks and mutations use the primary; a GraphQL or Feeef write sends its caller to the primary', async (t) => {
+    if (setupSkip) return t.skip(setupSkip);
+    // Replay is still paused: these members exist on the primary only. Their tokens and their
+    // membership are checked there, while the product they read comes from the replica.
+    const late = await memberWithRole(api, owner.token, owner.storeId, 'admin');
+    const lateFeeef = await memberWithRole(api, owner.token, owner.storeId, 'admin');
+    assert.equal(await gqlProduct(late.token), 'Mint Tea');
+    assert.equal(await feeefProduct(lateFeeef.token), 'Mint Tea');
+    assert.deepEqual(await listNames(late.token), ['Mint Tea']);
+
+    // A mutation reads what it changes from the primary, even for a caller that never wrote: the
+    // name it answers with is the primary's (the replica still says Mint Tea).
+    const changed = await api('POST', '/graphql', {
+      token: late.token,
+      body: { query: 'mutation($s: ID!, $id: ID!) { updateProduct(storeId: $s, id: $id, input: { price: 12 }) { name price } }', variables: { s: owner.storeId, id: productId } },
+    });
+    assert.equal(changed.body.errors, undefined, changed.text);
+    assert.equal(changed.body.data.updateProduct.name, 'Green Tea');
+    // Its caller's next reads, through any door, are the primary's.
+    assert.equal(await gqlProduct(late.token), 'Green Tea');
+    assert.equal(await restProduct(late.token), 'Green Tea');
+    assert.deepEqual(await listNames(late.token), ['Green Tea']);
+
+    // The Feeef face's write reads the product before changing it (the Feeef fields it keeps in
+    // metadata): that read is the primary's too, or the field the owner just kept would be lost.
+    const kept = await api('PUT', `/feeef/v1/products/${productId}`, { token: owner.token, body: { decoration: 'ribbon' } });
+    assert.equal(kept.status, 200, kept.text);
+    assert.equal(kept.body.decoration, 'ribbon', kept.text);
+    const put = await api('PUT', `/feeef/v1/products/${productId}`, { token: lateFeeef.token, body: { price: 13, metadata: { shelf: 'B' } } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.body.name, 'Green Tea');
+    assert.equal(put.body.decoration, 'ribbon', put.text);
+    assert.equal(put.body.metadata?.shelf, 'B', put.text);
+    assert.equal(await feeefProduct(lateFeeef.token), 'Green Tea');
+    assert.equal(await gqlProduct(lateFeeef.token), 'Green Tea');
+    // The reader, who wrote nothing, still reads the replica.
+    assert.equal(await gqlProduct(reader.token), 'Mint Tea');
+  });
+
+  test('a query that writes (a page stored on its first view) writes on the primary', async (t) => {
+    if (setupSkip) return t.skip(setupSkip);
+    await onReplica('select pg_wal_replay_resume()');
+    const page = await api('POST', `/v1/pages?storeId=${owner.storeId}`, { token: owner.token, body: { title: 'Delivery', slug: 'delivery', body: '# Fast', status: 'published' } });
+    assert.equal(page.status, 201, page.text);
+    // A page from before pages stored their HTML: rendered and stored by its first view.
+    const primary = new pg.Client({ ...pgConnection(db!.url!) });
+    await primary.connect();
+    try {
+      await primary.query('update pages set html = null where id = $1', [page.body.id]);
+      await caughtUp();
+      assert.equal(svc!.service.deps.db.reads.status()[0].state, 'ok');
+      // Anonymous: nothing keeps this read off the replica, which has the page without its HTML.
+      const view = await api('GET', `/v1/pages/view/delivery?storeId=${owner.storeId}`);
+      assert.equal(view.status, 200, view.text);
+      assert.match(view.body.html, /<h1>Fast<\/h1>/);
+      const [row] = (await primary.query<{ html: string | null }>('select html from pages where id = $1', [page.body.id])).rows;
+      assert.match(row.html ?? '', /<h1>Fast<\/h1>/);
+      // Replay paused again behind a change, for the next test's lag.
+      await onReplica('select pg_wal_replay_pause()');
+      await until('replay to pause', async () => (await onReplica<{ s: string }>('select pg_get_wal_replay_pause_state() as s'))[0].s === 'paused');
+      await primary.query("update pages set title = 'Delivery times' where id = $1", [page.body.id]);
+    } finally {
+      await primary.end();
+    }
   });
 
   test('a replica lagging beyond SOUK_REPLICA_MAX_LAG_MS is skipped; reads go to the primary until it catches up', async (t) => {
@@ -146,6 +234,8 @@ describe('read replicas (a real streaming replica)', () => {
     assert.deepEqual(await shopNames(), ['Green Tea']);
     assert.deepEqual(await listNames(reader.token), ['Green Tea']);
     assert.equal(await orderCount(reader.token), 1);
+    assert.equal(await gqlProduct(reader.token), 'Green Tea');
+    assert.equal(await feeefProduct(reader.token), 'Green Tea');
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
     if (!metrics.includes('souk_db_replica_up')) assert.fail(`souk_db_replica_up missing from /metrics:\n${metrics.slice(0, 500)}`);
 
@@ -180,6 +270,10 @@ describe('read replicas (a real streaming replica)', () => {
     assert.deepEqual(await shopNames(), ['Green Tea']);
     assert.equal(await shopProduct(), 'Green Tea');
     assert.deepEqual(await listNames(reader.token), ['Green Tea']);
+    // Queries through every door answer too, from the primary.
+    assert.equal(await gqlProduct(reader.token), 'Green Tea');
+    assert.equal(await restProduct(reader.token), 'Green Tea');
+    assert.equal(await feeefProduct(reader.token), 'Green Tea');
     await replicaState(reads, 'down');
   });
 });

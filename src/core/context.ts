@@ -51,6 +51,11 @@ export interface PaymentGrant {
 
 export interface Ctx {
   em: EntityManager;
+  /**
+   * Set where `em` reads from a read replica (a `query` operation, db/replicas.ts): the request's
+   * own EntityManager on the primary, for what must not go to a replica (see `primaryEm`).
+   */
+  primary?: EntityManager;
   deps: Deps;
   actor: Actor | null;
   /** Set instead of `actor` for an order payment token; every check that needs an actor still refuses it. */
@@ -120,6 +125,18 @@ export async function createContext(deps: Deps, authorization: string | undefine
 /** Work outside a request (ingress, pollers, queue workers): no actor, its own EntityManager. */
 export function systemContext(deps: Deps, ip = 'system'): Ctx {
   return { em: deps.orm.em.fork() as EntityManager, deps, actor: null, authFailure: null, ip, memberships: new Map() };
+}
+
+/**
+ * The request's EntityManager on the primary. Inside a `query` operation `ctx.em` may read from a
+ * replica; writes, locks and reads that gate access (memberships) or must see a write the request
+ * just made use this one instead.
+ */
+export const primaryEm = (ctx: Ctx): EntityManager => ctx.primary ?? ctx.em;
+
+/** `ctx` with its reads on the primary (itself when they already are). */
+export function onPrimary<C extends Ctx>(ctx: C): C {
+  return ctx.primary ? { ...ctx, em: ctx.primary, primary: undefined } : ctx;
 }
 
 /** The one gate for "this needs a signed-in caller". */

@@ -2,7 +2,7 @@ import { Extensions } from 'type-graphql';
 import { defaultFieldResolver, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { AppError, notFound } from './errors.js';
 import { assertCleanInput } from './input.js';
-import { requireActor, type Actor, type Ctx, type StoreMembership } from './context.js';
+import { primaryEm, requireActor, type Actor, type Ctx, type StoreMembership } from './context.js';
 
 /**
  * Authorization as data: every root GraphQL field declares one policy next to its resolver
@@ -105,7 +105,9 @@ export async function membershipOf(ctx: Ctx, storeId: string): Promise<StoreMemb
     let role = cache.getRole(storeId, actor.userId);
     if (role === undefined) {
       const epoch = cache.epoch;
-      const [row] = await ctx.em.execute<Array<{ role: string }>>('select role from store_members where store_id = ? and user_id = ?', [storeId, actor.userId]);
+      // The primary's, even inside a query read from a replica: a removed member is refused at once,
+      // and a stale role never enters the process-wide cache.
+      const [row] = await primaryEm(ctx).execute<Array<{ role: string }>>('select role from store_members where store_id = ? and user_id = ?', [storeId, actor.userId]);
       role = row?.role ?? null;
       cache.setRole(storeId, actor.userId, role, epoch);
     }

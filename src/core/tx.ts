@@ -1,6 +1,6 @@
 import { DeadlockException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Ctx } from './context.js';
+import { primaryEm, type Ctx } from './context.js';
 import { AppError, conflict, notFound, vanishedReference } from './errors.js';
 
 /** A context inside a transaction: work queued in `afterCommit` runs only once it committed. */
@@ -31,16 +31,18 @@ const ATTEMPTS = 2;
  */
 export async function transaction<T>(ctx: Ctx, fn: (tx: TxCtx) => Promise<T>): Promise<T> {
   if (inTransaction(ctx)) return fn(ctx);
+  const primary = primaryEm(ctx);
   for (let attempt = 1; ; attempt++) {
     const afterCommit: Array<() => void> = [];
     let result: T;
     try {
-      result = await ctx.em.transactional((em) => fn({ ...ctx, em: em as Ctx['em'], afterCommit }));
+      // Always the primary's, even inside a query whose reads go to a replica (a standby refuses writes).
+      result = await primary.transactional((em) => fn({ ...ctx, em: em as Ctx['em'], primary: undefined, afterCommit }));
     } catch (err) {
       if (!isRetryable(err)) throw vanishedReference(err) ?? err;
       if (attempt >= ATTEMPTS) throw conflict('A concurrent change to the same data got in the way; try again');
       // Entities read by the failed attempt may be stale: the next one reads afresh.
-      ctx.em.clear();
+      primary.clear();
       continue;
     }
     for (const run of afterCommit) {

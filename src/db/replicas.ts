@@ -3,15 +3,18 @@ import pg from 'pg';
 import type { Connection, MikroORM } from '@mikro-orm/core';
 import type { EntityManager, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { PgConnection } from '../config.js';
-import type { Ctx } from '../core/context.js';
+import { onPrimary, primaryEm, type Ctx } from '../core/context.js';
 import type { Logger } from '../core/log.js';
 import { inTransaction } from '../core/tx.js';
 
 /**
- * Reads that tolerate a little lag (the storefront's catalog, the members' lists) go to PostgreSQL
- * streaming replicas (SOUK_DATABASE_REPLICA_URLS, MikroORM's `replicas`); everything else stays
- * on the primary: writes, transactions, the rest of a request that wrote, and a signed-in caller's
- * reads for a while after it wrote (read-your-writes). A replica further behind than
+ * Read-only GraphQL operations (every `query`, from /graphql, a REST row or the Feeef face) read
+ * from PostgreSQL streaming replicas (SOUK_DATABASE_REPLICA_URLS, MikroORM's `replicas`): the
+ * executor (edge/executor.ts) hands their resolvers a context from `ctx()`. Everything else stays
+ * on the primary: mutations and subscriptions, transactions (core/tx.ts takes the primary's
+ * EntityManager even inside a query), membership checks (core/policy.ts), the caller's token (read
+ * before the operation), the few writes queries make (`primaryEm`), and a signed-in caller's reads
+ * for a while after it wrote (read-your-writes). A replica further behind than
  * SOUK_REPLICA_MAX_LAG_MS, or unreachable, is skipped until a later check finds it well again.
  */
 export interface ReadRoute {
@@ -102,6 +105,9 @@ export function connectionLost(err: Error): boolean {
   return /Connection terminated|connection to server .* failed/i.test(err.message);
 }
 
+/** Whose writes a request's reads must see: a signed-in user, or an order's payment token. */
+const writerOf = (ctx: Ctx): string | undefined => ctx.actor?.userId ?? (ctx.paymentGrant ? `order:${ctx.paymentGrant.orderId}` : undefined);
+
 class Replica {
   state: ReplicaState = 'unknown';
   lagMs: number | null = null;
@@ -123,8 +129,8 @@ class Replica {
     // an EntityManager built on it all reach the replica. Writes there fail (a standby is read-only).
     // A read that finds the replica gone takes it out at once, not at the next check.
     const base = orm.em.getDriver();
-    // The ORM's reads (find, findOne, count) that find the replica gone run again on the primary.
-    const orPrimary = (method: 'find' | 'findOne' | 'count') => ({
+    // The ORM's reads (find, findOne, count, raw statements) that find the replica gone run again on the primary.
+    const orPrimary = (method: 'find' | 'findOne' | 'count' | 'execute') => ({
       value: async (...args: unknown[]) => {
         try {
           return await (base[method] as (...a: unknown[]) => Promise<unknown>).apply(this.driver, args);
@@ -140,6 +146,7 @@ class Replica {
       find: orPrimary('find'),
       findOne: orPrimary('findOne'),
       count: orPrimary('count'),
+      execute: orPrimary('execute'),
       convertException: {
         value: (err: Error) => {
           if (this.state === 'ok' && connectionLost(err)) {
@@ -241,7 +248,7 @@ export function startReadReplicas(
   const interval = checkIntervalMs(opts.maxLagMs);
   const window = readYourWritesMs(opts.maxLagMs);
   const changes = new EventEmitter();
-  /** Signed-in callers that wrote, and until when their reads stay on the primary. */
+  /** Callers that wrote (users, order payment tokens), and until when their reads stay on the primary. */
   const writers = new Map<string, number>();
   /** EntityManagers of requests that wrote. */
   const wroteEms = new WeakSet<object>();
@@ -263,34 +270,37 @@ export function startReadReplicas(
 
   const route: ReadRoute = {
     em(ctx) {
-      if (inTransaction(ctx) || wroteEms.has(ctx.em)) return ctx.em;
-      const user = ctx.actor?.userId;
+      // Keyed by the request's primary EntityManager: `ctx` may already be a replica's copy.
+      const primary = primaryEm(ctx);
+      if (inTransaction(ctx) || wroteEms.has(primary)) return primary;
+      const user = writerOf(ctx);
       if (user !== undefined) {
         const until = writers.get(user);
-        if (until !== undefined && until > Date.now()) return ctx.em;
+        if (until !== undefined && until > Date.now()) return primary;
       }
-      const known = readEms.get(ctx.em);
+      const known = readEms.get(primary);
       // A replica that fell behind since the request's first read is left for the primary.
       if (known?.replica.state === 'ok') return known.em;
       const replica = pick();
-      if (!replica) return ctx.em;
+      if (!replica) return primary;
       const em = replica.make();
-      readEms.set(ctx.em, { em, replica });
-      fallbacks.set(em, ctx.em);
+      readEms.set(primary, { em, replica });
+      fallbacks.set(em, primary);
       return em;
     },
     ctx(ctx) {
       const em = route.em(ctx);
       if (em === ctx.em) return ctx;
+      if (em === primaryEm(ctx)) return onPrimary(ctx);
       const known = readCtxs.get(ctx);
       if (known?.em === em) return known;
-      const copy = { ...ctx, em };
+      const copy = { ...ctx, em, primary: primaryEm(ctx) };
       readCtxs.set(ctx, copy);
       return copy;
     },
     wrote(ctx) {
-      wroteEms.add(ctx.em);
-      const user = ctx.actor?.userId;
+      wroteEms.add(primaryEm(ctx));
+      const user = writerOf(ctx);
       if (user !== undefined) writers.set(user, Date.now() + window);
     },
     status: () => replicas.map((r) => r.status()),

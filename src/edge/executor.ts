@@ -9,10 +9,11 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type OperationTypeNode,
   type SelectionSetNode,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
-import type { Ctx } from '../core/context.js';
+import { onPrimary, type Ctx } from '../core/context.js';
 
 /**
  * GraphQL execution through compiled operations (graphql-jit): an operation is turned once into
@@ -36,7 +37,7 @@ const COMPILE_AFTER = 2;
 interface Entry {
   uses: number;
   operation: Operation | null;
-  mutation: boolean;
+  kind: OperationTypeNode | undefined;
 }
 
 /** graphql-js, for what is not compiled. */
@@ -114,22 +115,51 @@ function writableErrors(result: ExecutionResult): ExecutionResult {
   return { ...result, errors };
 }
 
+/** PostgreSQL's "cannot execute … in a read-only transaction": a write that reached a standby. */
+function wroteOnReplica(result: ExecutionResult): boolean {
+  return !!result.errors?.some((e) => {
+    for (let err: unknown = e.originalError; err; err = (err as { cause?: unknown }).cause) {
+      if ((err as { code?: unknown }).code === '25006') return true;
+    }
+    return false;
+  });
+}
+
 /**
- * A mutation keeps its request, and for a few seconds its caller, off the read replicas (see
- * db/replicas.ts): noted when it starts and again when it ends, the window counting from the commit.
+ * Where the operation's reads go (db/replicas.ts). A mutation keeps its request, and for a few
+ * seconds its caller, off the read replicas: noted when it starts and again when it ends, the
+ * window counting from the commit. A query reads from a replica unless its caller wrote lately:
+ * its resolvers get a context whose `em` is the replica's, while transactions, locks, access
+ * checks and the few writes a query makes use the primary (`primaryEm`). A query that still
+ * wrote through the replica runs again on the primary. Subscriptions stay on the primary (their
+ * access is re-checked for as long as they run).
  */
-function noteWrites(op: Operation, mutation: boolean): Operation {
-  if (!mutation) return op;
+function routeReads(op: Operation, kind: OperationTypeNode | undefined): Operation {
+  if (kind === 'mutation') {
+    return {
+      compiled: op.compiled,
+      async run(contextValue, variableValues) {
+        const ctx = contextValue as Ctx;
+        ctx.deps.db.reads.wrote(ctx);
+        try {
+          return await op.run(contextValue, variableValues);
+        } finally {
+          ctx.deps.db.reads.wrote(ctx);
+        }
+      },
+    };
+  }
+  if (kind !== 'query') return op;
   return {
     compiled: op.compiled,
     async run(contextValue, variableValues) {
       const ctx = contextValue as Ctx;
-      ctx.deps.db.reads.wrote(ctx);
-      try {
-        return await op.run(contextValue, variableValues);
-      } finally {
-        ctx.deps.db.reads.wrote(ctx);
-      }
+      const reads = ctx.deps.db.reads.ctx(ctx);
+      if (reads === ctx) return op.run(contextValue, variableValues);
+      const result = await op.run(reads, variableValues);
+      if (!wroteOnReplica(result)) return result;
+      ctx.deps.log.warn({ operation: kind }, 'a query wrote through a read replica: run again on the primary');
+      return op.run(onPrimary(ctx), variableValues);
     },
   };
 }
@@ -149,12 +179,12 @@ export class OperationCache {
     if (!ops) this.byDocument.set(document, (ops = new Map()));
     const key = operationName ?? '';
     let entry = ops.get(key);
-    if (!entry) ops.set(key, (entry = { uses: 0, operation: null, mutation: getOperationAST(document, operationName)?.operation === 'mutation' }));
+    if (!entry) ops.set(key, (entry = { uses: 0, operation: null, kind: getOperationAST(document, operationName)?.operation }));
     if (entry.operation) return entry.operation;
     if (++entry.uses >= COMPILE_AFTER) {
-      entry.operation = noteWrites(compileOperation(this.schema, document, operationName ?? undefined), entry.mutation);
+      entry.operation = routeReads(compileOperation(this.schema, document, operationName ?? undefined), entry.kind);
       return entry.operation;
     }
-    return noteWrites(interpreted(this.schema, document, operationName ?? undefined), entry.mutation);
+    return routeReads(interpreted(this.schema, document, operationName ?? undefined), entry.kind);
   }
 }

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireActor, type Ctx, type Deps } from '../../core/context.js';
+import { primaryEm, requireActor, type Ctx, type Deps } from '../../core/context.js';
 import { AppError, conflict, invalid, notConfigured } from '../../core/errors.js';
 import { isCurrency } from '../../core/money.js';
 import { decryptSecret, encryptSecret } from '../../core/secrets.js';
@@ -72,7 +72,8 @@ export function connectionToken(deps: Deps, row: ConnectionRow | null): string |
 
 /** Meta said the token is dead (error 190): the connection is `expired` until the merchant reconnects. */
 export async function markExpired(ctx: Ctx, storeId: string, message: string): Promise<void> {
-  await sql(ctx).execute(`update ads_connections set status = 'expired', updated_at = ? where store_id = ?`, [new Date(), storeId]);
+  // Also met by queries (the ad accounts), whose reads may come from a replica: the write is the primary's.
+  await (primaryEm(ctx) as EntityManager).execute(`update ads_connections set status = 'expired', updated_at = ? where store_id = ?`, [new Date(), storeId]);
   await markIntegration(ctx, storeId, ADS_KEY, { ok: false, error: message });
 }
 

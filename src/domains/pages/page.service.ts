@@ -2,7 +2,7 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Page, PageRedirect, type Seo } from './page.entity.js';
 import { PageViewType, type PageInput, type PagePage, type PageType, type PageUpdateInput, type SeoInput } from './page.types.js';
 import { renderBody } from './render.js';
-import type { Ctx, Deps } from '../../core/context.js';
+import { primaryEm, type Ctx, type Deps } from '../../core/context.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
 import { page as pageOf, pageLimit } from '../../lib/pagination.js';
@@ -200,7 +200,8 @@ async function renderAndStore(ctx: Ctx, p: Page): Promise<string> {
     ctx.deps.log.warn({ pageId: p.id, reason: err.message }, 'pages: a stored body cannot be rendered within budget; serving it as text');
     html = `<pre>${escapeHtml(p.body)}</pre>`;
   }
-  await ctx.em.execute('update pages set html = ? where id = ? and version = ? and html is null', [html, p.id, p.version]);
+  // A view may be a query read from a replica: the write is the primary's.
+  await primaryEm(ctx).execute('update pages set html = ? where id = ? and version = ? and html is null', [html, p.id, p.version]);
   return html;
 }
 

@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import type { Ctx, Deps } from '../../core/context.js';
+import { onPrimary, type Ctx, type Deps } from '../../core/context.js';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../core/errors.js';
 import { holdsPermission, requireStorePermission, type Permission } from '../../core/policy.js';
 import { sumMinor, toMajor, toMinor } from '../../core/money.js';
@@ -518,7 +518,9 @@ export async function refreshRefund(ctx: Ctx, r: PaymentRefund, settings: Paymen
   return transaction(ctx, (tx) => applyRefundReport(tx, r.id, { state: result.state }));
 }
 
-export async function paymentStatus(ctx: Ctx, orderId: string, storeId: string | null | undefined, refresh: string | null | undefined): Promise<OrderPaymentStatusType> {
+export async function paymentStatus(readCtx: Ctx, orderId: string, storeId: string | null | undefined, refresh: string | null | undefined): Promise<OrderPaymentStatusType> {
+  // A refresh writes what the providers said and answers with it: all of it on the primary.
+  const ctx = refresh === '1' || refresh === 'true' ? onPrimary(readCtx) : readCtx;
   const ref = await authorizeOrder(ctx, orderId, storeId, ['fulfillment.write'], true);
   if (refresh !== null && refresh !== undefined && !['0', '1', 'true', 'false'].includes(refresh)) throw invalid('refresh', 'must be 1 or 0');
   if (refresh === '1' || refresh === 'true') await refreshOrderPayments(ctx, ref.id, ref.storeId);
