@@ -61,7 +61,7 @@ function inviteMail(config: Config, invite: StoreInvite, storeName: string, invi
       '',
       `Sign in (or sign up) with this email address (${invite.email}) first. The link works once. If you did not expect it, ignore this mail.`,
       '',
-      `(API: POST /v1/stores/${invite.storeId}/invites/${invite.id}/accept with {"token": "<the token in the link>"})`,
+      `(API: the GraphQL mutation acceptStoreInvite(storeId, id, token), or POST /feeef/v1/stores/${invite.storeId}/invites/${invite.id}/accept with {"token": "<the token in the link>"})`,
     ].join('\n'),
   };
 }
@@ -149,7 +149,10 @@ const sameToken = (hash: string, token: string) => timingSafeEqual(Buffer.from(h
 export async function acceptInvite(ctx: Ctx, storeId: string, id: string, token: string): Promise<MemberType> {
   const actor = requireActor(ctx);
   return transaction(ctx, async (tx) => {
-    await lockStore(tx, storeId);
+    // An unknown store answers as an unknown invite: the caller need not be a member of it.
+    await lockStore(tx, storeId).catch(() => {
+      throw notFound('invite');
+    });
     const invite = await tx.em.findOne(StoreInvite, { id, storeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!invite || typeof token !== 'string' || !sameToken(invite.tokenHash, token)) throw notFound('invite');
     const user = await tx.em.findOneOrFail(User, { id: actor.userId });
