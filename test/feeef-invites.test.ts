@@ -89,8 +89,11 @@ test('a new account signed up with the invited email accepts: it is a member wit
   // Before accepting it is no member.
   assertFeeefProblem(await invitee.ff.get(`/stores/${owner.storeId}`, { by: 'id' }), 404, 'NOT_FOUND');
 
-  // A wrong token answers as an unknown invite.
+  // A wrong token, or another store's id, answers as an unknown invite.
   assertFeeefProblem(await invitee.ff.post(`/stores/${owner.storeId}/invites/${inv.id}/accept`, { token: `${token}x` }), 404, 'NOT_FOUND');
+  const elsewhere = await invitee.ff.post(`/stores/st_nope/invites/${inv.id}/accept`, { token });
+  assertFeeefProblem(elsewhere, 404, 'NOT_FOUND');
+  assert.match(elsewhere.data.detail, /invite/);
 
   const accepted = await invitee.ff.post(`/stores/${owner.storeId}/invites/${inv.id}/accept`, { token });
   assert.equal(accepted.status, 200, accepted.text);
