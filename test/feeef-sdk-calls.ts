@@ -47,7 +47,7 @@ export const SDK_CALLS: SdkCall[] = [
     ['clearTemplatePreview', 'DELETE', '/stores/{id}/template-preview'],
     ['getTemplatePreview', 'GET', '/stores/{id}/template-preview'],
   ]),
-  ...calls('stores.invites', false, [
+  ...calls('stores.invites', true, [
     ['list', 'GET', '/stores/{id}/invites'],
     ['create', 'POST', '/stores/{id}/invites'],
     ['get', 'GET', '/stores/{id}/invites/{inviteId}'],

@@ -312,6 +312,41 @@ export const memberSchema = obj({
   metadata: anyObj,
 });
 
+export const INVITE = 'id storeId email role invitedBy status expiresAt acceptedAt acceptedBy revokedAt metadata createdAt updatedAt';
+
+/** Feeef's StoreInvite; Souk adds `acceptedBy` and `revokedAt`. */
+export const toInvite = (i: Row) => ({
+  id: i.id,
+  storeId: i.storeId,
+  email: i.email,
+  role: i.role,
+  invitedBy: i.invitedBy,
+  status: i.status,
+  acceptedAt: i.acceptedAt,
+  expiresAt: i.expiresAt,
+  metadata: i.metadata,
+  createdAt: i.createdAt,
+  updatedAt: i.updatedAt,
+  acceptedBy: i.acceptedBy,
+  revokedAt: i.revokedAt,
+});
+
+export const inviteSchema = obj({
+  id: str,
+  storeId: str,
+  email: str,
+  role: oneOf('owner', 'admin', 'editor', 'viewer'),
+  invitedBy: str,
+  status: oneOf('pending', 'accepted', 'revoked', 'expired'),
+  acceptedAt: ntime,
+  expiresAt: time,
+  metadata: anyObj,
+  createdAt: time,
+  updatedAt: time,
+  acceptedBy: nstr,
+  revokedAt: ntime,
+});
+
 // ── analytics ──────────────────────────────────────────────────────────────
 
 export const LOR = 'lastSync lastItemDate totalOrders data from to interval tz scope buckets { start orders confirmed completed cancelled returned rest revenue units } totals { orders confirmed completed cancelled returned rest revenue units }';

@@ -37,11 +37,6 @@ export const UNSUPPORTED: Unsupported[] = [
     why: 'Souk stores have no paid plans, points or dues',
     paths: ['/stores/{id}/subscription/upgrade', '/stores/{id}/subscription/charge', '/stores/{id}/subscription/payDue'],
   },
-  {
-    group: 'store invites',
-    why: 'Souk adds an existing account as a member directly (POST /stores/{id}/members)',
-    paths: ['/stores/{id}/invites', '/stores/{id}/invites/{inviteId}', '/stores/{id}/invites/{inviteId}/accept'],
-  },
   { group: 'theme previews', why: 'Souk serves no storefront, so it keeps no draft theme previews', paths: ['/stores/{id}/template-preview'] },
   {
     group: 'marketplace',

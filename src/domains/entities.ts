@@ -1,6 +1,7 @@
 import { User } from './auth/user.entity.js';
 import { AuthToken } from './auth/token.entity.js';
 import { Membership, Store } from './stores/store.entity.js';
+import { StoreInvite } from './stores/invite.entity.js';
 import { UserCode } from './auth/code.entity.js';
 import { AppUserData, AuthorizationCode, OAuthApp } from './apps/app.entity.js';
 import { OutboxMail } from '../lib/mail.entity.js';
@@ -29,6 +30,7 @@ export const ENTITIES = [
   AuthToken,
   Store,
   Membership,
+  StoreInvite,
   UserCode,
   OAuthApp,
   AuthorizationCode,

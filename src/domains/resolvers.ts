@@ -1,6 +1,7 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { AuthResolver } from './auth/auth.resolver.js';
 import { StoreResolver } from './stores/store.resolver.js';
+import { StoreInviteResolver } from './stores/invite.resolver.js';
 import { UserResolver } from './users/user.resolver.js';
 import { AppResolver } from './apps/app.resolver.js';
 import { ProductResolver } from './products/product.resolver.js';
@@ -36,6 +37,7 @@ import { OrderTrackingResolver } from './tracking/order-tracking.resolver.js';
 export const RESOLVERS: NonEmptyArray<Function> = [
   AuthResolver,
   StoreResolver,
+  StoreInviteResolver,
   UserResolver,
   AppResolver,
   ProductResolver,

@@ -3,10 +3,11 @@ import { requireMember } from '../locate.js';
 import { pageArgs, pageList, scan, SCAN_LIMIT } from '../pages.js';
 import { BY_ID, assertById, PAGE_PARAMS, type Call, type FeeefRoute, type Param } from '../route.js';
 import { anyObj, arr, input, int, nstr, num, obj, oneOf, pageOf, str } from '../schema.js';
-import { countsByDay, LOR, lorSchema, mapInput, MEMBER, memberSchema, STORE, storeInput, storeSchema, toMember, toSoukRole, toStore } from '../shapes.js';
+import { countsByDay, INVITE, inviteSchema, LOR, lorSchema, mapInput, MEMBER, memberSchema, STORE, storeInput, storeSchema, toInvite, toMember, toSoukRole, toStore } from '../shapes.js';
+import { parseInstant } from '../../../src/lib/dates.js';
 
 /**
- * Stores, their members and their analytics. A Feeef store's `userId` is its owner: the caller
+ * Stores, their members, invites and analytics. A Feeef store's `userId` is its owner: the caller
  * when the caller owns it, null otherwise (Souk shows a store's owner in its member list).
  */
 
@@ -180,5 +181,70 @@ export const routes: FeeefRoute[] = [
       await call.run({ storeId: call.params.id, userId: call.params.memberId });
     },
   },
+  {
+    method: 'GET',
+    path: '/stores/{id}/invites',
+    summary: "The store's invites, newest first (at most 200; owners and admins); status filters them",
+    operation: `query($storeId: ID!, $status: StoreInviteStatus) { storeInvites(storeId: $storeId, status: $status) { ${INVITE} } }`,
+    query: { status: { type: 'string', description: 'pending, accepted, revoked or expired' } },
+    response: arr(inviteSchema),
+    handle: async (call) => {
+      await requireMember(call, call.params.id, call.params.id);
+      const status = call.query.string('status');
+      if (status !== undefined && !['pending', 'accepted', 'revoked', 'expired'].includes(status)) throw invalid('status', 'must be one of pending, accepted, revoked, expired');
+      return ((await call.run({ storeId: call.params.id, status })) as Array<Record<string, any>>).map(toInvite);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/stores/{id}/invites',
+    summary: 'Mail an invitation to join the store (owners and admins; role editor, viewer or confermer; expiresAt at most 30 days ahead, 7 by default; scopes are not kept)',
+    operation: `mutation($storeId: ID!, $input: StoreInviteCreateInput!) { createStoreInvite(storeId: $storeId, input: $input) { ${INVITE} } }`,
+    status: 201,
+    body: input({ email: str, role: oneOf('editor', 'viewer', 'confermer', 'admin', 'owner'), expiresAt: str, metadata: anyObj, scopes: arr(str) }, ['email', 'role']),
+    response: inviteSchema,
+    handle: async (call) => {
+      await requireMember(call, call.params.id, call.params.id);
+      const mapped = mapInput(call.body, {
+        email: 'email',
+        role: (v, out) => (out.role = toSoukRole(v)),
+        expiresAt: (v, out) => {
+          if (v === null) return;
+          if (typeof v !== 'string') throw invalid('expiresAt', 'must be an ISO 8601 date-time');
+          out.expiresAt = parseInstant(v, 'expiresAt').toISOString();
+        },
+        metadata: 'metadata',
+        scopes: null,
+      });
+      return toInvite(await call.run({ storeId: call.params.id, input: mapped }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/stores/{id}/invites/{inviteId}',
+    summary: 'Show an invite (owners and admins)',
+    operation: `query($storeId: ID!, $id: ID!) { storeInvite(storeId: $storeId, id: $id) { ${INVITE} } }`,
+    response: inviteSchema,
+    handle: async (call) => toInvite(await call.run({ storeId: call.params.id, id: call.params.inviteId })),
+  },
+  {
+    method: 'DELETE',
+    path: '/stores/{id}/invites/{inviteId}',
+    summary: 'Revoke an invite: its link stops working (owners and admins; an accepted invite is 409)',
+    operation: `mutation($storeId: ID!, $id: ID!) { revokeStoreInvite(storeId: $storeId, id: $id) { id } }`,
+    status: 204,
+    handle: async (call) => {
+      await call.run({ storeId: call.params.id, id: call.params.inviteId });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/stores/{id}/invites/{inviteId}/accept',
+    summary:
+      "Accept an invite with the token from its mail: the signed-in account, which must have the invite's email (403 otherwise), becomes a member; a wrong token is 404, an accepted, revoked or expired invite 409",
+    operation: `mutation($storeId: ID!, $id: ID!, $token: String!) { acceptStoreInvite(storeId: $storeId, id: $id, token: $token) { ${MEMBER} } }`,
+    body: input({ token: str }, ['token']),
+    response: memberSchema,
+    handle: async (call) => toMember(await call.run({ storeId: call.params.id, id: call.params.inviteId, token: call.body.token })),
+  },
 ];
-

@@ -202,7 +202,7 @@ export async function listMembers(ctx: Ctx, storeId: string): Promise<MemberType
 }
 
 /** Only an owner grants or takes away ownership. */
-function checkRoleChange(actorRole: string, from: string | null, to: string | null) {
+export function checkRoleChange(actorRole: string, from: string | null, to: string | null) {
   if ((from === 'owner' || to === 'owner') && actorRole !== 'owner') {
     throw new AppError('FORBIDDEN', 'Only an owner can grant or remove the owner role');
   }
@@ -218,7 +218,7 @@ async function ensureAnotherOwner(ctx: Ctx, storeId: string, userId: string) {
  * owners at commit, and the caller's role is read again under the lock: a request that waited
  * behind another acts as if it came after it (an owner demoted meanwhile grants nothing).
  */
-async function lockMembers(tx: TxCtx, storeId: string, actorId: string, manage: boolean): Promise<Membership> {
+export async function lockMembers(tx: TxCtx, storeId: string, actorId: string, manage: boolean): Promise<Membership> {
   await lockStore(tx, storeId);
   const mine = await tx.em.findOne(Membership, { storeId, userId: actorId }, { refresh: true });
   if (!mine) throw notFound('store');
@@ -232,11 +232,19 @@ export async function addMember(ctx: Ctx, storeId: string, input: { email: strin
     checkRoleChange(mine.role, null, input.role);
     const user = await tx.em.findOne(User, { email: normalizeEmail(input.email) });
     if (!user) throw new AppError('NOT_FOUND', 'No user has this email; they must sign up first');
-    if (await tx.em.findOne(Membership, { storeId, userId: user.id })) throw conflict('This user is already a member');
-    const m = tx.em.create(Membership, { storeId, userId: user.id, role: input.role as Role });
-    await tx.em.flush();
-    return (await memberView(tx, [m]))[0];
+    return admitMember(tx, storeId, user.id, input.role);
   });
+}
+
+/**
+ * Makes the account a member with the role: the one way in, whether a manager adds it or it
+ * accepts an invite. Runs inside the caller's transaction, with the store row already locked.
+ */
+export async function admitMember(tx: TxCtx, storeId: string, userId: string, role: string): Promise<MemberType> {
+  if (await tx.em.findOne(Membership, { storeId, userId })) throw conflict('This user is already a member');
+  const m = tx.em.create(Membership, { storeId, userId, role: role as Role });
+  await tx.em.flush();
+  return (await memberView(tx, [m]))[0];
 }
 
 export async function updateMember(ctx: Ctx, storeId: string, userId: string, input: { role: string }): Promise<MemberType> {
