@@ -20,6 +20,7 @@ import { Migration20261126161000_ingress_dedup } from './Migration20261126161000
 import { Migration20261126162000_promo_customer_keys } from './Migration20261126162000_promo_customer_keys.js';
 import { Migration20261128090000_storefront } from './Migration20261128090000_storefront.js';
 import { Migration20261128100000_storefront_defences } from './Migration20261128100000_storefront_defences.js';
+import { Migration20261129060000_suppliers } from './Migration20261129060000_suppliers.js';
 
 /** Committed migrations, in order; each runs once, at start. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126162000_promo_customer_keys', class: Migration20261126162000_promo_customer_keys },
   { name: 'Migration20261128090000_storefront', class: Migration20261128090000_storefront },
   { name: 'Migration20261128100000_storefront_defences', class: Migration20261128100000_storefront_defences },
+  { name: 'Migration20261129060000_suppliers', class: Migration20261129060000_suppliers },
 ];
