@@ -258,3 +258,31 @@ test('purchase receipts: over-receipt when posting is a 400 that moves nothing; 
   assertFeeefProblem(cross, 400, 'VALIDATION_FAILED');
   assert.deepEqual(cross.data.errors.map((e: any) => e.path), ['supplierId']);
 });
+
+test('purchase receipts: the same draft posted twice at once receives once; two drafts past the outstanding quantity post one', async () => {
+  const { ff, storeId } = await feeefStore(svc.url);
+  await ff.post('/inventory/warehouses', { projectId: storeId, name: 'Main', code: 'M' });
+  const p = (await ff.post('/products', { storeId, name: 'Pin', sku: 'PIN', price: 1, stock: 0 })).data;
+  const s = (await ff.post('/finance/suppliers', { projectId: storeId, name: 'ACME' })).data;
+  const po = (await ff.post('/finance/purchase-orders', { projectId: storeId, supplierId: s.id, items: [{ sku: 'PIN', productId: p.id, qtyOrdered: 5, unitCost: 1 }] })).data;
+  await ff.post(`/finance/purchase-orders/${po.id}/send`, null, { projectId: storeId });
+  const line = { sku: 'PIN', qtyReceived: 1, unitCost: 1 };
+  const a = (await ff.post('/finance/purchase-receipts', { projectId: storeId, supplierId: s.id, purchaseOrderId: po.id, lines: [line] })).data;
+  const both = await Promise.all([1, 2].map(() => ff.post(`/finance/purchase-receipts/${a.id}/post`, null, { projectId: storeId })));
+  assert.deepEqual(both.map((r) => [r.status, r.data.status]), [[200, 'posted'], [200, 'posted']]);
+  assert.equal(both[0].data.poReceiptId, both[1].data.poReceiptId);
+  assert.equal((await ff.get(`/products/${p.id}`)).data.stock, 1);
+
+  const b = (await ff.post('/finance/purchase-receipts', { projectId: storeId, supplierId: s.id, purchaseOrderId: po.id, lines: [{ ...line, qtyReceived: 3 }] })).data;
+  const c = (await ff.post('/finance/purchase-receipts', { projectId: storeId, supplierId: s.id, purchaseOrderId: po.id, lines: [{ ...line, qtyReceived: 3 }] })).data;
+  const race = await Promise.all([b, c].map((r) => ff.post(`/finance/purchase-receipts/${r.id}/post`, null, { projectId: storeId })));
+  // The second to take the order's lock sees 1 outstanding: over-receipt, and its draft stays a draft.
+  assert.deepEqual(race.map((r) => r.status).sort(), [200, 400]);
+  assert.equal((await ff.get(`/products/${p.id}`)).data.stock, 4);
+  const order = (await ff.get(`/finance/purchase-orders/${po.id}`, { by: 'id' })).data;
+  assert.equal(order.status, 'partial');
+  assert.deepEqual(order.items.map((i: any) => i.qtyReceived), [4]);
+  assert.equal(order.receipts.length, 2);
+  const statuses = (await ff.get('/finance/purchase-receipts', { projectId: storeId, purchaseOrderId: po.id })).data.data.map((r: any) => r.status).sort();
+  assert.deepEqual(statuses, ['draft', 'posted', 'posted']);
+});

@@ -145,7 +145,8 @@ export async function postPurchaseReceipt(ctx: Ctx, storeId: string, id: string)
 /** Receiving names `items.N.quantity`; a receipt's caller gave `lines.N.qtyReceived`. */
 function relabel(err: unknown): unknown {
   if (!(err instanceof AppError) || err.code !== 'VALIDATION_FAILED' || !err.errors) return err;
-  const path = (p: string) => p.replace(/^items\.(\d+)\.(?:quantity|itemId)$/, 'lines.$1.qtyReceived');
+  // An itemId refused here is an item the order no longer has (a draft's items were replaced).
+  const path = (p: string) => p.replace(/^items\.(\d+)\.quantity$/, 'lines.$1.qtyReceived').replace(/^items\.(\d+)\.itemId$/, 'lines.$1');
   const errors = err.errors.map((e) => ({ ...e, path: path(e.path) }));
   return new AppError(err.code, errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors, err.headers, err.details);
 }
