@@ -326,7 +326,7 @@ test("every SDK call that does a job Souk does has a route; every other answers 
     }
   }
   assert.equal(new Set(SDK_CALLS.map((c) => c.call)).size, SDK_CALLS.length);
-  assert.equal(served.length, 155);
+  assert.equal(served.length, 168);
   assert.equal(SDK_CALLS.length, 347);
 });
 

@@ -106,7 +106,7 @@ test('purchase orders: create with an inline supplier, PUT partial, send, status
   const other = (await ff.post('/finance/purchase-orders', { projectId: storeId, supplier: { name: 'B' }, items: [{ productId: p.id, qtyOrdered: 1, unitCost: 1 }] })).data;
   const cancelled = await ff.post(`/finance/purchase-orders/${other.id}/status`, { status: 'cancelled' }, { projectId: storeId });
   assert.equal(cancelled.data.status, 'cancelled');
-  assertFeeefProblem(await ff.get('/finance/suppliers', { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
+  assertFeeefProblem(await ff.get('/finance/supplier-bills', { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
   assertFeeefProblem(await ff.get('/finance/reports/pnl', { projectId: storeId }), 501, 'NOT_IMPLEMENTED');
 });
 

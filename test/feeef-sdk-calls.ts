@@ -268,8 +268,8 @@ export const SDK_CALLS: SdkCall[] = [
     ['publicAvailability', 'POST', '/inventory/public/availability'],
   ]),
 
-  ...crud('finance.suppliers', '/finance/suppliers', false),
-  ...calls('finance.suppliers', false, [['deleteMany', 'POST', '/finance/suppliers:batchDelete']]),
+  ...crud('finance.suppliers', '/finance/suppliers', true),
+  ...calls('finance.suppliers', true, [['deleteMany', 'POST', '/finance/suppliers:batchDelete']]),
   ...crud('finance.purchaseOrders', '/finance/purchase-orders', true, ['find', 'list', 'create', 'update']),
   ...crud('finance.purchaseOrders', '/finance/purchase-orders', false, ['delete']),
   ...calls('finance.purchaseOrders', true, [
@@ -277,8 +277,8 @@ export const SDK_CALLS: SdkCall[] = [
     ['cancel', 'POST', '/finance/purchase-orders/{id}/cancel'],
     ['setStatus', 'POST', '/finance/purchase-orders/{id}/status'],
   ]),
-  ...crud('finance.purchaseReceipts', '/finance/purchase-receipts', false, ['find', 'list', 'create', 'delete']),
-  ...calls('finance.purchaseReceipts', false, [
+  ...crud('finance.purchaseReceipts', '/finance/purchase-receipts', true, ['find', 'list', 'create', 'delete']),
+  ...calls('finance.purchaseReceipts', true, [
     ['post', 'POST', '/finance/purchase-receipts/{id}/post'],
     ['void', 'POST', '/finance/purchase-receipts/{id}/void'],
   ]),
@@ -293,8 +293,8 @@ export const SDK_CALLS: SdkCall[] = [
   ...crud('finance.expenses', '/finance/expenses', false),
   ...calls('finance.expenses', false, [['deleteMany', 'POST', '/finance/expenses:batchDelete']]),
   ...crud('finance.expenseCategories', '/finance/expense-categories', false),
+  ...calls('finance', true, [['listSuppliers', 'GET', '/finance/suppliers']]),
   ...calls('finance', false, [
-    ['listSuppliers', 'GET', '/finance/suppliers'],
     ['listReceivables', 'GET', '/finance/receivables'],
     ['collectPayment', 'POST', '/finance/orders/{orderId}/collect'],
     ['overview', 'GET', '/finance/reports/overview'],

@@ -125,6 +125,7 @@ const FEEEF_INFO: OpenApiInfo = {
     templates: 'Store templates, components and image prompt templates.',
     shipping: 'Shipping methods and prices, promos and carrier routes per provider.',
     inventory: 'Stock levels and purchase orders (Feeef projectId = the store).',
+    finance: 'Suppliers and purchase receipts; a receipt is posted through its purchase order’s receiving (Feeef projectId = the store).',
     geo: 'States, cities and currencies: read-only and anonymous.',
   },
 };

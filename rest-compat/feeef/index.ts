@@ -9,6 +9,7 @@ import { routes as shipping } from './routes/shipping.js';
 import { routes as carriers } from './routes/carriers.js';
 import { routes as inventory } from './routes/inventory.js';
 import { routes as geo } from './routes/geo.js';
+import { routes as finance } from './routes/finance.js';
 
 /** The face's whole table: one entry per /feeef/v1 route, by group (docs/feeef.md lists each). */
 const group = (tag: string, routes: FeeefRoute[]) => routes.map((route) => ({ tag, route }));
@@ -23,5 +24,6 @@ export const FEEEF_ROUTES: Array<{ tag: string; route: FeeefRoute }> = [
   ...group('shipping', shipping),
   ...group('shipping', carriers),
   ...group('inventory', inventory),
+  ...group('finance', finance),
   ...group('geo', geo),
 ];

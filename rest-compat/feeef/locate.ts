@@ -25,6 +25,8 @@ const OWNERS: Record<string, { entity: string; what: string }> = {
   whs: { entity: 'Warehouse', what: 'warehouse' },
   ine: { entity: 'InventoryMovement', what: 'inventory movement' },
   po: { entity: 'PurchaseOrder', what: 'purchase order' },
+  sup: { entity: 'SupplierRecord', what: 'supplier' },
+  prc: { entity: 'PurchaseReceipt', what: 'purchase receipt' },
 };
 
 const prefixOf = (id: string) => /^([a-z]+)_/.exec(id)?.[1] ?? '';

@@ -105,15 +105,8 @@ export const UNSUPPORTED: Unsupported[] = [
   },
   {
     group: 'general ledger',
-    why: 'Souk keeps purchase orders only: no suppliers, receipts, accounts, bills, payments, expenses, receivables or accounting reports',
+    why: 'Souk keeps procurement only (suppliers, purchase orders, purchase receipts): no accounts, bills, payments, expenses, receivables or accounting reports',
     paths: [
-      '/finance/suppliers',
-      '/finance/suppliers/{id}',
-      '/finance/suppliers:batchDelete',
-      '/finance/purchase-receipts',
-      '/finance/purchase-receipts/{id}',
-      '/finance/purchase-receipts/{id}/post',
-      '/finance/purchase-receipts/{id}/void',
       '/finance/financial-accounts',
       '/finance/financial-accounts/{id}',
       '/finance/financial-accounts:batchDelete',

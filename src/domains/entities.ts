@@ -11,6 +11,8 @@ import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.js';
 import { InventoryLevel, InventoryMovement, Warehouse } from './inventory/inventory.entity.js';
 import { Promo } from './promos/promo.entity.js';
 import { PurchaseOrder, PurchaseOrderItem, PurchaseOrderReceipt, PurchaseOrderSend } from './purchase-orders/purchase-order.entity.js';
+import { SupplierRecord } from './purchase-orders/supplier.entity.js';
+import { PurchaseReceipt } from './purchase-orders/purchase-receipt.entity.js';
 import { StoreIntegration } from './integrations/integration.entity.js';
 import { CarrierWebhook, Parcel } from './carrier/parcel.entity.js';
 import { Payment, PaymentRefund } from './payments/payment.entity.js';
@@ -49,6 +51,8 @@ export const ENTITIES = [
   PurchaseOrderItem,
   PurchaseOrderReceipt,
   PurchaseOrderSend,
+  SupplierRecord,
+  PurchaseReceipt,
   StoreIntegration,
   Parcel,
   CarrierWebhook,

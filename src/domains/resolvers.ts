@@ -13,6 +13,7 @@ import { EventsResolver } from '../events/events.resolver.js';
 import { InventoryResolver } from './inventory/inventory.resolver.js';
 import { PromoResolver } from './promos/promo.resolver.js';
 import { PurchaseOrderResolver } from './purchase-orders/purchase-order.resolver.js';
+import { SupplierResolver } from './purchase-orders/supplier.resolver.js';
 import { IntegrationResolver } from './integrations/integration.resolver.js';
 import { CarrierResolver } from './carrier/carrier.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
@@ -49,6 +50,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   InventoryResolver,
   PromoResolver,
   PurchaseOrderResolver,
+  SupplierResolver,
   IntegrationResolver,
   CarrierResolver,
   PaymentResolver,

@@ -18,8 +18,8 @@ import { mapInput, type FieldMap } from '../shapes.js';
 
 type Row = Record<string, any>;
 
-const PROJECT: Record<string, Param> = { projectId: { type: 'string', description: 'The store id' }, storeId: { type: 'string' }, store_id: { type: 'string' } };
-const storeOf = (call: Call) => requireStore(call, 'projectId');
+export const PROJECT: Record<string, Param> = { projectId: { type: 'string', description: 'The store id' }, storeId: { type: 'string' }, store_id: { type: 'string' } };
+export const storeOf = (call: Call) => requireStore(call, 'projectId');
 
 const PUBLIC_PRODUCTS = 'query($store: String!, $cursor: String, $limit: Int) { storefront(store: $store) { products(limit: $limit, cursor: $cursor) { data { sku inStock available } nextCursor } } }';
 /** Pages of 100 the public availability reads at most: the storefront's read limit counts each. */
@@ -39,14 +39,14 @@ const warehouseInput: FieldMap = {
   namespacePrefix: null,
 };
 
-const batchSchema = obj({
+export const batchSchema = obj({
   resources: arr(anyObj),
   failedRequests: { type: 'object', additionalProperties: obj({ code: str, message: str }) },
   summary: obj({ total: int, succeeded: int, failed: int }),
 });
 
 /** Feeef's batch body: `names` are ids or resource names (`…/warehouses/{id}`). */
-function batchIds(call: Call): { ids: string[]; returnPartialSuccess: boolean } {
+export function batchIds(call: Call): { ids: string[]; returnPartialSuccess: boolean } {
   const { names, returnPartialSuccess } = mapInput(call.body, { projectId: null, names: 'names', returnPartialSuccess: 'returnPartialSuccess', requestId: null });
   if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) throw invalid('names', 'must be an array of ids');
   if (returnPartialSuccess !== undefined && typeof returnPartialSuccess !== 'boolean') throw invalid('returnPartialSuccess', 'must be true or false');
@@ -54,7 +54,7 @@ function batchIds(call: Call): { ids: string[]; returnPartialSuccess: boolean } 
 }
 
 /** Souk's batch answer in Feeef's envelope; an aborted batch is Feeef's 400 `{code: ABORTED, message, …}`. */
-function batchAnswer(v: Row, map: (r: Row) => unknown) {
+export function batchAnswer(v: Row, map: (r: Row) => unknown) {
   const failedRequests = Object.fromEntries((v.failures as Row[]).map((f) => [String(f.index), { code: f.code, message: f.message }]));
   if (v.aborted) {
     const message = `${v.summary.failed} of ${v.summary.total} requests failed; returnPartialSuccess is false, so nothing was changed`;
@@ -158,15 +158,17 @@ const movementSchema = obj({ id: str, projectId: str, objectId: str, type: oneOf
 
 // ── purchase orders ────────────────────────────────────────────────────────
 
-const GET_PO = `query($storeId: ID!, $id: ID!) { purchaseOrder(storeId: $storeId, id: $id) { ${PURCHASE_ORDER} } }`;
-const SET_STATUS = `mutation($storeId: ID!, $id: ID!, $input: PurchaseOrderStatusInput!) { setPurchaseOrderStatus(storeId: $storeId, id: $id, input: $input) { ${PURCHASE_ORDER} } }`;
-const CANCEL = `mutation($storeId: ID!, $id: ID!, $input: PurchaseOrderCancelInput) { cancelPurchaseOrder(storeId: $storeId, id: $id, input: $input) { ${PURCHASE_ORDER} } }`;
+/** The /v1 selection plus the supplier record the order was created from. */
+const PO = `${PURCHASE_ORDER} supplierId`;
+const GET_PO = `query($storeId: ID!, $id: ID!) { purchaseOrder(storeId: $storeId, id: $id) { ${PO} } }`;
+const SET_STATUS = `mutation($storeId: ID!, $id: ID!, $input: PurchaseOrderStatusInput!) { setPurchaseOrderStatus(storeId: $storeId, id: $id, input: $input) { ${PO} } }`;
+const CANCEL = `mutation($storeId: ID!, $id: ID!, $input: PurchaseOrderCancelInput) { cancelPurchaseOrder(storeId: $storeId, id: $id, input: $input) { ${PO} } }`;
 
-/** Feeef's purchase order: the supplier is kept on the order (Souk has no supplier records). */
+/** Feeef's purchase order: the supplier block is the order's own copy; supplierId the record it came from, if any. */
 const toPurchaseOrder = (p: Row) => ({
   id: p.id,
   projectId: p.storeId,
-  supplierId: null,
+  supplierId: p.supplierId,
   status: p.status,
   reference: p.reference,
   expectedAt: p.expectedAt,
@@ -179,7 +181,7 @@ const toPurchaseOrder = (p: Row) => ({
   updatedAt: p.updatedAt,
   ...Object.fromEntries(['storeId', 'number', 'supplier', 'warehouseId', 'shippingCost', 'tax', 'total', 'sentAt', 'receivedAt', 'cancelledAt', 'cancelReason', 'receipts', 'sends'].map((k) => [k, p[k]])),
 });
-const poSchema = obj({ id: str, projectId: str, supplierId: { type: 'null' }, status: oneOf('draft', 'sent', 'partial', 'received', 'cancelled'), items: arr(obj({ qtyOrdered: int, qtyReceived: int, unitCost: num })), subtotal: num, createdAt: time });
+const poSchema = obj({ id: str, projectId: str, supplierId: nstr, status: oneOf('draft', 'sent', 'partial', 'received', 'cancelled'), items: arr(obj({ qtyOrdered: int, qtyReceived: int, unitCost: num })), subtotal: num, createdAt: time });
 
 /** Feeef items carry a warehouse each; a Souk purchase order has one ship-to warehouse. */
 function poItemsInto(value: unknown, out: Row) {
@@ -209,9 +211,7 @@ function poItemsInto(value: unknown, out: Row) {
 
 const poInput: FieldMap = {
   supplier: 'supplier',
-  supplierId: (v, out) => {
-    out.__supplierId = v;
-  },
+  supplierId: 'supplierId',
   reference: 'reference',
   expectedAt: 'expectedAt',
   notes: 'notes',
@@ -223,12 +223,13 @@ const poInput: FieldMap = {
   projectId: null,
 };
 
+/**
+ * The supplier is a supplierId of the store (its fields are copied onto the order) or given
+ * inline; supplierId is read at creation only (an update changes the order's block with supplier).
+ */
 function purchaseOrderInput(body: Row, creating: boolean): Row {
-  const { __supplierId, ...mapped } = mapInput(body, poInput);
-  if (creating && mapped.supplier === undefined) {
-    throw invalid('supplier', `is required: Souk keeps the supplier on the order ({name, email?, phone?}); supplier records${__supplierId ? ` such as ${String(__supplierId)}` : ''} are not a Souk feature`);
-  }
-  return mapped;
+  const { supplierId, ...mapped } = mapInput(body, poInput);
+  return creating && supplierId !== undefined ? { ...mapped, supplierId } : mapped;
 }
 
 const poBody = { ...input({ projectId: str, supplierId: str, supplier: anyObj, reference: str, expectedAt: str, notes: str, items: arr(anyObj), currency: str }), additionalProperties: true };
@@ -525,7 +526,7 @@ export const routes: FeeefRoute[] = [
     path: '/finance/purchase-orders',
     summary: "A store's purchase orders (projectId), newest first; status, q (number or supplier), warehouseId, createdAfter, createdBefore",
     operation: `query($storeId: ID!, $limit: Int, $cursor: String, $status: PurchaseOrderStatus, $q: String, $warehouseId: ID, $createdAfter: String, $createdBefore: String) {
-      purchaseOrders(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status, q: $q, warehouseId: $warehouseId, createdAfter: $createdAfter, createdBefore: $createdBefore) { data { ${PURCHASE_ORDER} } nextCursor } }`,
+      purchaseOrders(storeId: $storeId, limit: $limit, cursor: $cursor, status: $status, q: $q, warehouseId: $warehouseId, createdAfter: $createdAfter, createdBefore: $createdBefore) { data { ${PO} } nextCursor } }`,
     query: { ...PAGE_PARAMS, ...PROJECT, status: { type: 'string' }, q: { type: 'string' }, warehouseId: { type: 'string' }, createdAfter: { type: 'string' }, createdBefore: { type: 'string' } },
     response: pageOf(poSchema),
     handle: async (call) => {
@@ -537,8 +538,8 @@ export const routes: FeeefRoute[] = [
   {
     method: 'POST',
     path: '/finance/purchase-orders',
-    summary: "Create a draft purchase order in the body's projectId; the supplier is given inline ({name, email?, …}), not by supplierId",
-    operation: `mutation($storeId: ID!, $input: PurchaseOrderCreateInput!) { createPurchaseOrder(storeId: $storeId, input: $input) { ${PURCHASE_ORDER} } }`,
+    summary: "Create a draft purchase order in the body's projectId; supplierId (a supplier of the store, copied onto the order) or an inline supplier {name, email?, …}",
+    operation: `mutation($storeId: ID!, $input: PurchaseOrderCreateInput!) { createPurchaseOrder(storeId: $storeId, input: $input) { ${PO} } }`,
     status: 201,
     body: poBody,
     response: poSchema,
@@ -557,7 +558,7 @@ export const routes: FeeefRoute[] = [
     method: 'PUT',
     path: '/finance/purchase-orders/{id}',
     summary: 'Change the given fields of a purchase order; items and currency only in draft; received and cancelled are final (409)',
-    operation: `mutation($storeId: ID!, $id: ID!, $input: PurchaseOrderUpdateInput!) { updatePurchaseOrder(storeId: $storeId, id: $id, input: $input) { ${PURCHASE_ORDER} } }`,
+    operation: `mutation($storeId: ID!, $id: ID!, $input: PurchaseOrderUpdateInput!) { updatePurchaseOrder(storeId: $storeId, id: $id, input: $input) { ${PO} } }`,
     query: PROJECT,
     body: poBody,
     response: poSchema,

@@ -23,6 +23,7 @@ import { Migration20261128100000_storefront_defences } from './Migration20261128
 import { Migration20261129060000_app_user_data_parts } from './Migration20261129060000_app_user_data_parts.js';
 import { Migration20261129060000_inventory_delta_keys } from './Migration20261129060000_inventory_delta_keys.js';
 import { Migration20261129060000_store_invites } from './Migration20261129060000_store_invites.js';
+import { Migration20261129060000_suppliers } from './Migration20261129060000_suppliers.js';
 import { Migration20261129090000_catalog_notify } from './Migration20261129090000_catalog_notify.js';
 
 /** Committed migrations, in order; each runs once, at start. */
@@ -52,5 +53,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261129060000_app_user_data_parts', class: Migration20261129060000_app_user_data_parts },
   { name: 'Migration20261129060000_inventory_delta_keys', class: Migration20261129060000_inventory_delta_keys },
   { name: 'Migration20261129060000_store_invites', class: Migration20261129060000_store_invites },
+  { name: 'Migration20261129060000_suppliers', class: Migration20261129060000_suppliers },
   { name: 'Migration20261129090000_catalog_notify', class: Migration20261129090000_catalog_notify },
 ];

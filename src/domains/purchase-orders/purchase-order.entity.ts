@@ -14,7 +14,7 @@ export interface Supplier {
 @Entity({ tableName: 'purchase_orders' })
 export class PurchaseOrder {
   [OptionalProps]?:
-    | 'id' | 'status' | 'warehouseId' | 'shippingCost' | 'tax' | 'reference' | 'notes' | 'expectedAt' | 'sentAt' | 'receivedAt' | 'cancelledAt'
+    | 'id' | 'status' | 'supplierId' | 'warehouseId' | 'shippingCost' | 'tax' | 'reference' | 'notes' | 'expectedAt' | 'sentAt' | 'receivedAt' | 'cancelledAt'
     | 'cancelReason' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string' })
@@ -33,6 +33,10 @@ export class PurchaseOrder {
 
   @Property({ type: 'json' })
   supplier!: Supplier;
+
+  /** The supplier record the `supplier` block was copied from, if any. */
+  @Property({ type: 'string', nullable: true })
+  supplierId: string | null = null;
 
   @Property({ type: 'string', nullable: true })
   warehouseId: string | null = null;

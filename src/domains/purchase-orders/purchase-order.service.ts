@@ -31,6 +31,7 @@ import { assertSmallJson } from '../inventory/inventory.service.js';
 import { defaultWarehouseId, moveStock } from '../inventory/stock.service.js';
 import { Product } from '../products/product.entity.js';
 import { storeCurrency } from '../stores/currency.js';
+import { supplierSnapshot } from './supplier.service.js';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.js';
 import type { Ctx } from '../../core/context.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
@@ -57,6 +58,7 @@ function view({ po, items, receipts, sends }: Loaded): PurchaseOrderType {
     number: formatPoNumber(po.number),
     status: po.status,
     supplier: { name: po.supplier.name, email: po.supplier.email ?? null, phone: po.supplier.phone ?? null, address: po.supplier.address ?? null, taxId: po.supplier.taxId ?? null },
+    supplierId: po.supplierId,
     warehouseId: po.warehouseId,
     currency: po.currency,
     items: items.map((i) => ({
@@ -199,8 +201,11 @@ async function nextNumber(tx: TxCtx, storeId: string): Promise<number> {
 
 export async function createPurchaseOrder(ctx: Ctx, storeId: string, input: PurchaseOrderCreateInput): Promise<PurchaseOrderType> {
   if (input.currency != null && !isCurrency(input.currency)) throw invalid('currency', 'must be an ISO 4217 currency code');
-  const supplier = supplierOf(input.supplier, 'supplier');
+  if (input.supplier && input.supplierId) throw invalid('supplierId', 'give supplier or supplierId, not both');
+  if (!input.supplier && !input.supplierId) throw invalid('supplier', 'is required without a supplierId');
+  const given = input.supplier ? supplierOf(input.supplier, 'supplier') : null;
   return transaction(ctx, async (tx) => {
+    const supplier = given ?? (await supplierSnapshot(tx, storeId, input.supplierId!, 'supplierId'));
     const currency = input.currency ?? (await storeCurrency(tx, storeId));
     if (input.warehouseId) await assertWarehouse(tx, storeId, input.warehouseId, 'warehouseId');
     const drafts = await resolveItems(tx, storeId, currency, input.items);
@@ -208,6 +213,7 @@ export async function createPurchaseOrder(ctx: Ctx, storeId: string, input: Purc
       storeId,
       number: await nextNumber(tx, storeId),
       supplier,
+      supplierId: given ? null : input.supplierId!,
       warehouseId: input.warehouseId ?? null,
       currency,
       subtotal: 0,
@@ -335,7 +341,7 @@ async function receivingWarehouse(tx: TxCtx, po: PurchaseOrder, requested: strin
  * concurrent receipts of the same PO never exceed what was ordered. Stock goes to the
  * warehouse's levels with purchase_order movements and productUpdated per product.
  */
-async function receive(tx: TxCtx, po: PurchaseOrder, input: PurchaseOrderStatusInput): Promise<void> {
+async function receive(tx: TxCtx, po: PurchaseOrder, input: ReceiveInput): Promise<PurchaseOrderReceipt> {
   const items = await tx.em.find(PurchaseOrderItem, { purchaseOrderId: po.id }, { orderBy: { position: 'asc' } });
   const byId = new Map(items.map((i) => [i.id, i]));
   const wanted = new Map<string, number>();
@@ -356,7 +362,7 @@ async function receive(tx: TxCtx, po: PurchaseOrder, input: PurchaseOrderStatusI
   const now = new Date();
   const lines: ReceiptLine[] = [...wanted].map(([itemId, quantity]) => ({ itemId, quantity }));
   for (const { itemId, quantity } of lines) byId.get(itemId)!.qtyReceived += quantity;
-  tx.em.create(PurchaseOrderReceipt, { purchaseOrderId: po.id, warehouseId, items: lines, at: now });
+  const receipt = tx.em.create(PurchaseOrderReceipt, { purchaseOrderId: po.id, warehouseId, items: lines, at: now });
   po.status = items.every((i) => i.qtyReceived >= i.qtyOrdered) ? 'received' : 'partial';
   if (po.status === 'received') po.receivedAt = now;
   po.updatedAt = now;
@@ -366,6 +372,22 @@ async function receive(tx: TxCtx, po: PurchaseOrder, input: PurchaseOrderStatusI
     return productId ? [{ productId, delta: quantity, refId: po.id }] : [];
   });
   await moveStock(tx, po.storeId, stock, { reason: 'purchase_order', warehouseId, enforce: false });
+  return receipt;
+}
+
+type ReceiveInput = Pick<PurchaseOrderStatusInput, 'items' | 'warehouseId'>;
+const receivable = (po: PurchaseOrder) => po.status === 'sent' || po.status === 'partial';
+
+/**
+ * Receiving inside the caller's transaction (a purchase receipt's posting): the same checks,
+ * stock moves and events as `POST /{id}/status`, under the PO's row lock.
+ */
+export async function receiveInto(tx: TxCtx, storeId: string, id: string, input: ReceiveInput): Promise<PurchaseOrderReceipt> {
+  const po = await findPurchaseOrder(tx, storeId, id, true);
+  if (!receivable(po)) throw conflict(`A ${po.status} purchase order cannot receive goods`);
+  const receipt = await receive(tx, po, input);
+  await publishPurchaseOrder(tx, po);
+  return receipt;
 }
 
 export async function setPurchaseOrderStatus(ctx: Ctx, storeId: string, id: string, input: PurchaseOrderStatusInput): Promise<PurchaseOrderType> {
@@ -391,7 +413,7 @@ export async function setPurchaseOrderStatus(ctx: Ctx, storeId: string, id: stri
         break;
       }
       default:
-        if (po.status !== 'sent' && po.status !== 'partial') throw refuse();
+        if (!receivable(po)) throw refuse();
         await receive(tx, po, input);
     }
     await tx.em.flush();

@@ -115,6 +115,9 @@ export class PurchaseOrderType {
   @Field(() => SupplierType)
   supplier!: SupplierType;
 
+  @Field(() => ID, { nullable: true, description: 'The supplier record the order was created from, if any.' })
+  supplierId!: string | null;
+
   @Field(() => ID, { nullable: true })
   warehouseId!: string | null;
 
@@ -235,9 +238,14 @@ export class PurchaseOrderItemInput {
 
 @InputType()
 export class PurchaseOrderCreateInput {
-  @Field(() => SupplierInput)
+  @Field(() => SupplierInput, { nullable: true, description: 'Required without a supplierId.' })
+  @IsOptional()
   @ValidateNested()
-  supplier!: SupplierInput;
+  supplier?: SupplierInput | null;
+
+  @Field(() => ID, { nullable: true, description: 'A supplier of the store: the supplier block is copied from it (instead of supplier).' })
+  @IsOptional()
+  supplierId?: string | null;
 
   @Field(() => ID, { nullable: true, description: 'Where receipts go by default.' })
   @IsOptional()
