@@ -12,6 +12,9 @@ before(async () => {
 });
 after(() => svc.close());
 
+/** What a guest checkout may cost (docs/performance.md, the storefront): statements, each a round trip. */
+const CHECKOUT_STATEMENTS = 14;
+
 type Owner = Awaited<ReturnType<typeof ownerWithStore>>;
 
 /** A store whose storefront lets a test run many checkouts from 127.0.0.1. */
@@ -554,6 +557,24 @@ describe('storefront: the merchant’s defences and bad input', () => {
     const risk = (await api('GET', `/v1/stores/${s.storeId}/orders/${placed.body.order.id}`, { token: s.token })).body.risk;
     assert.deepEqual(risk.reasons.find((r: any) => r.code === 'BLOCKLIST_RELATED'), { code: 'BLOCKLIST_RELATED', detail: 'This address ordered before with a blocked phone' });
     assert.equal(seen.filter((q) => /from storefront_blocklist/.test(q)).length, 2, 'the shopper, then the related phones and addresses at once');
+  });
+
+  test('a guest checkout with a product, a shipping method and a promo is at most CHECKOUT_STATEMENTS statements', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 1000, stock: 100 });
+    await shipping(s);
+    const promo = await api('POST', `/v1/promos?storeId=${s.storeId}`, { token: s.token, body: { code: 'SEEN10', type: 'percentage', value: 10 } });
+    assert.equal(promo.status, 201, promo.text);
+    // The store's first checkout warms what a process keeps (defaults, prepared texts).
+    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663000001' }) })).status, 201);
+    let placed: any;
+    const seen = await statementsOf(svc, async () => {
+      placed = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }], { customerPhone: '0663000002', coupon: 'SEEN10' }) });
+    });
+    assert.equal(placed.status, 201, placed.text);
+    assert.equal(placed.body.order.discount, 200);
+    if (process.env.SHOW_STATEMENTS) console.log(seen.join('\n---\n'));
+    assert.ok(seen.length <= CHECKOUT_STATEMENTS, `${seen.length} statements:\n${seen.join('\n---\n')}`);
   });
 
   test('every body field is bounded: 400 at its path, nothing written', async () => {

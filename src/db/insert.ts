@@ -15,9 +15,11 @@ const shapes = new WeakMap<EntityMetadata, Shape>();
  * statement that inserts conditionally writes exactly what `em.insert` would. Every column is
  * written (undefined as NULL, as the table's own defaults are the entity's); each value is a
  * binding cast to its column's type, since a select list gives parameters no type of their own.
- * `columns` and `values` are the same strings for every row of an entity.
+ * `columns` and `values` are the same strings for every row of an entity. `computed` names
+ * properties whose value is an SQL expression of the statement instead (no binding): what the
+ * statement itself reads, as a new order's status and currency.
  */
-export function insertSelect<T extends object>(em: EntityManager, entity: EntityName<T>, row: T): { columns: string; values: string; params: unknown[] } {
+export function insertSelect<T extends object>(em: EntityManager, entity: EntityName<T>, row: T, computed?: Partial<Record<keyof T & string, string>>): { columns: string; values: string; params: unknown[] } {
   const meta = em.getMetadata().get(entity);
   const platform = em.getPlatform();
   let shape = shapes.get(meta);
@@ -30,9 +32,13 @@ export function insertSelect<T extends object>(em: EntityManager, entity: Entity
     };
     shapes.set(meta, shape);
   }
-  const params = shape.props.map((prop) => {
+  const given = (prop: EntityProperty) => !computed || !(prop.name in computed);
+  const params = shape.props.filter(given).map((prop) => {
     const value = (row as Record<string, unknown>)[prop.name] ?? null;
     return prop.customType && value !== null ? prop.customType.convertToDatabaseValue(value, platform, { mode: 'query' }) : value;
   });
-  return { columns: shape.columns, values: shape.values, params };
+  const values = computed
+    ? shape.props.map((p) => (given(p) ? `cast(? as ${p.columnTypes[0]})` : `cast(${(computed as Record<string, string>)[p.name]} as ${p.columnTypes[0]})`)).join(', ')
+    : shape.values;
+  return { columns: shape.columns, values, params };
 }

@@ -6,9 +6,10 @@ import { conflict, notFound } from '../../core/errors.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { newId } from '../../lib/ids.js';
 import { totalOf } from './order.money.js';
-import { newOrderDefaults } from './order.new.js';
+import { NEW_ORDER_DEFAULTS, readDefaults, type NewOrderDefaultsRow } from './order.new.js';
+import { insertSelect } from '../../db/insert.js';
 import { newPaymentToken } from './payment-token.js';
-import { changeOrder, insertOrder, lockOrder, setStatus } from './order.service.js';
+import { changeOrder, lockOrder, orderInserted, setStatus } from './order.service.js';
 
 /**
  * The order as its customer reaches it (the storefront, CONTRACT-3 §17.5-17.6): created priced by
@@ -40,16 +41,29 @@ export interface PricedOrder {
 }
 
 /**
- * Inserts a priced order in the store's first status of kind `new`, with its event, webhooks and
- * hooks as any new order; returns it and its token (shown once, to the customer).
+ * What the storefront writes with a priced order, in the order's insert statement: SQL over the
+ * CTEs `o` (the inserted order: id, status_id, created_at) and `d` (its store's defaults: currency,
+ * status_id, slug, name of the first status of kind `new`), with its bindings.
  */
-export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder): Promise<{ order: OrderType; entity: Order; statusName: string; token: string }> {
-  const d = await newOrderDefaults(tx, storeId);
+export interface WrittenWithOrder {
+  cte: string;
+  params: unknown[];
+}
+
+/** Statement texts by companion CTE (the same text every time: the statement's cache key). */
+const pricedInsertTexts = new Map<string, string>();
+
+/**
+ * Inserts a priced order in the store's first status of kind `new`, with its event, webhooks and
+ * hooks as any new order; returns it and its token (shown once, to the customer). The store's
+ * defaults are read (and locked, as `newOrderDefaults` does) by the insert's own statement, and
+ * `withOrder` is written by it too: one round trip for the three.
+ */
+export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder, withOrder?: WrittenWithOrder): Promise<{ order: OrderType; entity: Order; statusName: string; token: string }> {
   const token = newPaymentToken();
   const order = Object.assign(new Order(), {
     id: o.id,
     storeId,
-    currency: d.currency,
     customerName: o.customerName.trim(),
     customerPhone: o.customerPhone,
     customerEmail: o.customerEmail,
@@ -60,8 +74,6 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
     shippingCost: o.shippingCost,
     promoCode: o.promo?.code ?? null,
     discount: o.promo?.discount ?? 0,
-    statusId: d.statusId,
-    status: d.status,
     note: o.note,
     metadata: o.metadata,
     source: o.source,
@@ -70,7 +82,23 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
     paymentTokenHash: token.hash,
   });
   order.total = totalOf(order);
-  const view = await insertOrder(tx, order, { inbound: false, statusKind: 'new' });
+  const em = tx.em as EntityManager;
+  const insert = insertSelect(em, Order, order, { currency: 'd.currency', statusId: 'd.status_id', status: 'd.slug' });
+  const key = withOrder?.cte ?? '';
+  let text = pricedInsertTexts.get(key);
+  if (!text) {
+    // The defaults first (materialized: the store row, then the status, locked before the insert).
+    text = `with d as materialized (${NEW_ORDER_DEFAULTS}),
+          o as (insert into orders (${insert.columns}) select ${insert.values} from d where d.status_id is not null and d.slug is not null
+                returning id, status_id, created_at)${withOrder ? `,
+          w as (${withOrder.cte})` : ''}
+     select d.currency, d.status_id, d.slug, d.name, (select count(*) from o)::int as inserted${withOrder ? ', (select count(*) from w)::int as companions' : ''} from d`;
+    pricedInsertTexts.set(key, text);
+  }
+  const [row] = await em.execute<Array<NewOrderDefaultsRow & { inserted: number }>>(text, [storeId, ...insert.params, ...(withOrder?.params ?? [])]);
+  const d = readDefaults(tx, storeId, row);
+  Object.assign(order, { currency: d.currency, statusId: d.statusId, status: d.status });
+  const view = await orderInserted(tx, order, { inbound: false, statusKind: 'new' });
   return { order: view, entity: order, statusName: d.statusName, token: token.token };
 }
 

@@ -112,7 +112,20 @@ export const rememberedDefaults = (storeId: string): NewOrderDefaults | undefine
 export const forgetDefaults = (storeId: string): void => void lastDefaults.delete(storeId);
 
 export async function newOrderDefaults(tx: TxCtx, storeId: string): Promise<NewOrderDefaults> {
-  const [row] = await (tx.em as EntityManager).execute<Array<{ currency: string; status_id: string | null; slug: string | null; name: string | null }>>(NEW_ORDER_DEFAULTS, [storeId]);
+  const [row] = await (tx.em as EntityManager).execute<Array<NewOrderDefaultsRow>>(NEW_ORDER_DEFAULTS, [storeId]);
+  return readDefaults(tx, storeId, row);
+}
+
+/** A row of NEW_ORDER_DEFAULTS. */
+export interface NewOrderDefaultsRow {
+  currency: string;
+  status_id: string | null;
+  slug: string | null;
+  name: string | null;
+}
+
+/** The defaults a NEW_ORDER_DEFAULTS row gives (none: the store is gone, a 404), remembered as `newOrderDefaults` does. */
+export function readDefaults(tx: TxCtx, storeId: string, row: NewOrderDefaultsRow | undefined): NewOrderDefaults {
   if (!row) throw notFound('store');
   // A store keeps a status of kind new (status.service): none means the store is being deleted.
   if (!row.status_id || !row.slug) throw notFound('store');

@@ -43,6 +43,11 @@ async function createOrderOnce(ctx: Ctx, storeId: string, input: OrderCreateInpu
 export async function insertOrder(tx: TxCtx, order: Order, opts: { inbound: boolean; statusKind: string }): Promise<OrderType> {
   // One INSERT, without the unit of work's change-set pass (nothing else changed here).
   await tx.em.insert(order);
+  return orderInserted(tx, order, opts);
+}
+
+/** What follows an order's insert in its transaction: its orderCreated and the modules' hooks. */
+export async function orderInserted(tx: TxCtx, order: Order, opts: { inbound: boolean; statusKind: string }): Promise<OrderType> {
   const view = orderView(order);
   await recordEvent(tx, { storeId: order.storeId, event: 'orderCreated', record: view, inbound: opts.inbound });
   await orderWritten(tx, { storeId: order.storeId, order: view, previous: null, statusKind: opts.statusKind, inbound: opts.inbound });

@@ -10,7 +10,7 @@ import { admit, findOpenStore, type OpenStore } from './storefront.access.js';
 import { blocklistHits, blocklistHitsAny } from './storefront-blocklist.service.js';
 import { takeCheckoutSlots } from './storefront-limits.js';
 import { cartView, priceCart, shopperPhone, type CouponJudge, type PricedCart } from './storefront.pricing.js';
-import { publicOrderView } from './storefront.orders.js';
+import { FIRST_STATUS_ROW, publicOrderView } from './storefront.orders.js';
 import { checkState, readableStore, SHOP_COUNTRY } from './storefront.catalog.js';
 import type { CartInput, CartPriceType, PublicOrderType, StorefrontCheckoutType, StorefrontOrderInput } from './storefront.types.js';
 
@@ -118,7 +118,7 @@ async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: st
       source: 'storefront',
       customerIp: address,
       risk,
-    });
+    }, FIRST_STATUS_ROW);
     // A new order: its first status, no parcel yet; the view needs no read after the commit.
     const status = { name: placed.statusName, kind: 'new' };
     return { order: publicOrderView(placed.entity, status, [{ at: placed.entity.createdAt, ...status }], []), token: placed.token };

@@ -5,7 +5,7 @@ import { lineMinor, toMajor } from '../../core/money.js';
 import type { TxCtx } from '../../core/tx.js';
 import type { CommittedEvent } from '../../events/bus.js';
 import { itemsTotal } from '../orders/order.money.js';
-import { cancelWhileNew, customerOrder, type CustomerOrderFields } from '../orders/order.customer.js';
+import { cancelWhileNew, customerOrder, type CustomerOrderFields, type WrittenWithOrder } from '../orders/order.customer.js';
 import type { OrderWrite } from '../orders/order.hooks.js';
 import type { OrderType } from '../orders/order.types.js';
 import { parcelsOfOrder, type ParcelTracking } from '../carrier/parcel.tracking.js';
@@ -160,13 +160,21 @@ export async function subscribeMyOrder(ctx: Ctx): Promise<AsyncIterableIterator<
 /**
  * The status history a customer sees, kept for storefront orders as they change status (a hook of
  * the order domain, run in the write's transaction): when, the status's name then, and its kind.
+ * A new order's first row is written by its insert statement (`FIRST_STATUS_ROW`; the checkout is
+ * the one writer of storefront orders).
  */
 export async function noteStatusChange(tx: TxCtx, write: OrderWrite): Promise<void> {
   const o = write.order;
-  if (o.source !== 'storefront' || (write.previous && write.previous.statusId === o.statusId)) return;
+  if (o.source !== 'storefront' || !write.previous || write.previous.statusId === o.statusId) return;
   await (tx.em as EntityManager).execute(
     `insert into order_status_history (order_id, at, status_id, name, kind)
      select ?, ?, id, name, kind from order_statuses where id = ?`,
     [o.id, new Date(write.previous ? o.updatedAt : o.createdAt), o.statusId],
   );
 }
+
+/** A new storefront order's first history row, written with the order (its status is the first of kind `new`). */
+export const FIRST_STATUS_ROW: WrittenWithOrder = {
+  cte: `insert into order_status_history (order_id, at, status_id, name, kind) select o.id, o.created_at, d.status_id, d.name, 'new' from o, d returning id`,
+  params: [],
+};
