@@ -142,7 +142,7 @@ export async function cancelWhileNew(ctx: Ctx, storeId: string, orderId: string)
 /**
  * A phone's and an address's record in one store, in one statement: for the storefront's risk
  * score, orders by the kind of their status now and the address's orders in the last hour; for
- * its duplicate check, the phone's orders since `recentSince`. Read after `lockCustomer`.
+ * its duplicate check, the phone's orders since `recentSince`. Read after `customerLock`.
  */
 export interface CustomerRecord {
   byKind: Record<string, number>;
@@ -192,7 +192,11 @@ function itemsKey(items: ReadonlyArray<{ productId: string | null; quantity: num
   return JSON.stringify([...sum].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Serializes one customer's orders in a store until the transaction ends (duplicate checks see each other). */
-export async function lockCustomer(tx: TxCtx, storeId: string, phone: string): Promise<void> {
-  await (tx.em as EntityManager).execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`order-customer:${storeId}:${phone}`]);
-}
+/**
+ * Serializes one customer's orders in a store until the transaction ends (duplicate checks see
+ * each other): a select-list expression and its bindings, for a statement the caller makes anyway.
+ */
+export const customerLock = (storeId: string, phone: string): { sql: string; params: unknown[] } => ({
+  sql: 'pg_advisory_xact_lock(hashtextextended(?, 0))',
+  params: [`order-customer:${storeId}:${phone}`],
+});

@@ -73,24 +73,39 @@ function judge(hits: number[], rule: LimitRule): void {
 /**
  * A checkout's address and phone slots in one statement, as `takeCheckoutSlot` takes each: the
  * rows are written address first (the lock order every checkout keeps) and stay locked to the
- * end of the transaction; the address is judged first.
+ * end of the transaction; the address is judged first. `then` (a select-list expression and its
+ * bindings, as a lock the checkout takes next) is evaluated by the same statement once both rows
+ * are written, and only when both slots are granted: what a second statement would do, without
+ * its round trip.
  */
-export async function takeCheckoutSlots(tx: EntityManager, storeId: string, address: string, phone: string, rules: { address: LimitRule; phone: LimitRule }): Promise<void> {
-  const rows = await tx.execute<Array<{ kind: 'address' | 'phone'; hits: Array<string | number> }>>(
-    `with c as (select ${DB_NOW} as now)
-     insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
-     select ?, v.kind, v.subject, array[c.now], to_timestamp((c.now + v.window_ms) / 1000.0)
-       from c, (values (1, 'address', ?, ?::bigint), (2, 'phone', ?, ?::bigint)) as v(ord, kind, subject, window_ms)
-      order by v.ord
-     on conflict (store_id, kind, subject) do update
-       -- Each row's window is what its expiry says: expires_at - now.
-       set hits = array(select t from unnest(h.hits) as t
-                         where t > excluded.hits[1] - (round(extract(epoch from excluded.expires_at) * 1000)::bigint - excluded.hits[1]) order by t) || excluded.hits[1],
-           expires_at = excluded.expires_at
-     returning kind, hits`,
-    [storeId, addressSubject(address), rules.address.windowMs, phone, rules.phone.windowMs],
+export async function takeCheckoutSlots(
+  tx: EntityManager,
+  storeId: string,
+  address: string,
+  phone: string,
+  rules: { address: LimitRule; phone: LimitRule },
+  then?: { sql: string; params: unknown[] },
+): Promise<void> {
+  const [row] = await tx.execute<Array<{ slots: Array<{ kind: 'address' | 'phone'; hits: Array<string | number> }> }>>(
+    `with c as (select ${DB_NOW} as now),
+          t as (insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
+                select ?, v.kind, v.subject, array[c.now], to_timestamp((c.now + v.window_ms) / 1000.0)
+                  from c, (values (1, 'address', ?, ?::bigint), (2, 'phone', ?, ?::bigint)) as v(ord, kind, subject, window_ms)
+                 order by v.ord
+                on conflict (store_id, kind, subject) do update
+                  -- Each row's window is what its expiry says: expires_at - now.
+                  set hits = array(select t from unnest(h.hits) as t
+                                    where t > excluded.hits[1] - (round(extract(epoch from excluded.expires_at) * 1000)::bigint - excluded.hits[1]) order by t) || excluded.hits[1],
+                      expires_at = excluded.expires_at
+                returning kind, hits)
+     -- The aggregate reads both rows before the outer select list is evaluated.
+     select a.slots${then ? `, case when a.granted then ${then.sql} end as then` : ''}
+       from (select jsonb_agg(jsonb_build_object('kind', kind, 'hits', hits)) as slots,
+                    bool_and(cardinality(hits) - 1 < case kind when 'address' then ?::int else ?::int end) as granted
+               from t) a`,
+    [storeId, addressSubject(address), rules.address.windowMs, phone, rules.phone.windowMs, ...(then?.params ?? []), rules.address.max, rules.phone.max],
   );
-  for (const kind of ['address', 'phone'] as const) judge(rows.find((r) => r.kind === kind)!.hits.map(Number), rules[kind]);
+  for (const kind of ['address', 'phone'] as const) judge(row.slots.find((r) => r.kind === kind)!.hits.map(Number), rules[kind]);
 }
 
 /** How often a process shares its read counts (one statement for every subject it counted). */

@@ -3,7 +3,7 @@ import type { Ctx } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../../core/idempotency.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
-import { customerRecord, insertPricedOrder, lockCustomer, newOrderId, orderedRecently, type CustomerRecord, type OrderRisk } from '../orders/order.customer.js';
+import { customerLock, customerRecord, insertPricedOrder, newOrderId, orderedRecently, type CustomerRecord, type OrderRisk } from '../orders/order.customer.js';
 import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.js';
 import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
 import { admit, findOpenStore, type OpenStore } from './storefront.access.js';
@@ -89,12 +89,13 @@ async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: st
   const { limits } = store.settings;
   return transaction(ctx, async (tx) => {
     // First, so a refused shopper costs one statement each; undone with everything else on a refusal.
-    await takeCheckoutSlots(tx.em as EntityManager, store.id, address, phone, {
+    // Then, in the same statement when both slots are granted, one customer's checkouts one at a
+    // time: the duplicate check below sees the one before.
+    const rules = {
       address: { max: limits.checkoutsPerAddress, windowMs: LIMIT_WINDOWS.checkoutsPerAddress },
       phone: { max: limits.checkoutsPerPhone, windowMs: LIMIT_WINDOWS.checkoutsPerPhone },
-    });
-    // One customer's checkouts one at a time: the duplicate check below sees the one before.
-    await lockCustomer(tx, store.id, phone);
+    };
+    await takeCheckoutSlots(tx.em as EntityManager, store.id, address, phone, rules, customerLock(store.id, phone));
     const orderId = newOrderId();
     const shipping = input.shipping;
     const cart = await priceCart(tx, store, { items: input.items, shipping: { state: shipping.state, type: shipping.type, methodId: shipping.methodId }, coupon: input.coupon, customerPhone: phone }, redeemer(tx, store, orderId, phone));
