@@ -13,7 +13,7 @@ before(async () => {
 after(() => svc.close());
 
 /** What a guest checkout may cost (docs/performance.md, the storefront): statements, each a round trip. */
-const CHECKOUT_STATEMENTS = 13;
+const CHECKOUT_STATEMENTS = 12;
 
 type Owner = Awaited<ReturnType<typeof ownerWithStore>>;
 

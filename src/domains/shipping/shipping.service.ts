@@ -366,12 +366,30 @@ export interface ShippingOption {
  * `currency` is the store's. One statement whatever the number of methods.
  */
 export async function shippingOptions(ctx: Ctx, storeId: string, currency: string, country: string, state: string, types: readonly DeliveryType[]): Promise<ShippingOption[]> {
-  const methods = await ctx.em.execute<Array<{ id: string; name: string; price: string | number; shipping_price_id: string | null; table_currency: string | null; prices: PriceTable | null }>>(
-    `select m.id, m.name, m.price, m.shipping_price_id, t.currency as table_currency, t.prices
+  const methods = await ctx.em.execute<PublishedMethod[]>(PUBLISHED_METHODS, [storeId]);
+  return optionsOf(methods, currency, country, state, types);
+}
+
+/** A row of PUBLISHED_METHODS. */
+export interface PublishedMethod {
+  id: string;
+  name: string;
+  price: string | number;
+  shipping_price_id: string | null;
+  table_currency: string | null;
+  prices: PriceTable | null;
+}
+
+/**
+ * The store's published methods with their price tables (bindings: storeId), by id: what
+ * `shippingOptions` reads, for a caller that reads it within a statement it makes anyway.
+ */
+export const PUBLISHED_METHODS = `select m.id, m.name, m.price, m.shipping_price_id, t.currency as table_currency, t.prices
        from shipping_methods m left join shipping_prices t on t.id = m.shipping_price_id and t.store_id = m.store_id
-      where m.store_id = ? and m.status = 'published' order by m.id`,
-    [storeId],
-  );
+      where m.store_id = ? and m.status = 'published' order by m.id`;
+
+/** `shippingOptions` from the methods PUBLISHED_METHODS read. */
+export function optionsOf(methods: readonly PublishedMethod[], currency: string, country: string, state: string, types: readonly DeliveryType[]): ShippingOption[] {
   const options: ShippingOption[] = [];
   for (const m of methods) {
     // A method whose table is gone delivers nowhere; a table in another currency cannot price an order.

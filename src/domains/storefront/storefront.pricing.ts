@@ -5,7 +5,7 @@ import { inTransaction } from '../../core/tx.js';
 import { e164Phone } from '../../lib/phone.js';
 import type { PromoOutcome, PricedLine } from '../promos/promo.service.js';
 import type { DeliveryType } from '../shipping/shipping.entity.js';
-import { shippingOptions, type ShippingOption } from '../shipping/shipping.service.js';
+import { optionsOf, PUBLISHED_METHODS, type PublishedMethod, type ShippingOption } from '../shipping/shipping.service.js';
 import type { OpenStore } from './storefront.access.js';
 import { checkState, SHOP_COUNTRY } from './storefront.catalog.js';
 import type { CartPriceType, CartProblemType } from './storefront.types.js';
@@ -71,10 +71,14 @@ export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, j
   const shipping = cart.shipping ? { ...cart.shipping, state: checkState(cart.shipping.state, 'shipping.state') } : null;
   const refs = [...new Set(cart.items.map((i) => i.productId))];
   // In an order's transaction the products are share-locked: none is deleted or repriced under it.
-  const rows = await ctx.em.execute<ProductFacts[]>(
-    `select id, slug, name, price, stock, allow_backorder, status from products where store_id = ? and (id in (?) or slug in (?))${inTransaction(ctx) ? ' for share' : ''}`,
-    [store.id, refs, refs],
+  // The shipping methods are read by the same statement (one round trip), after the products.
+  const [read] = await ctx.em.execute<Array<{ products: ProductFacts[]; methods: PublishedMethod[] | null }>>(
+    `select (select coalesce(jsonb_agg(to_jsonb(p)), '[]') from (select id, slug, name, price, stock, allow_backorder, status from products
+               where store_id = ? and (id in (?) or slug in (?))${inTransaction(ctx) ? ' for share' : ''}) p) as products,
+            ${shipping ? `(select coalesce(jsonb_agg(to_jsonb(m) order by m.id), '[]') from (${PUBLISHED_METHODS}) m)` : 'null'} as methods`,
+    [store.id, refs, refs, ...(shipping ? [store.id] : [])],
   );
+  const rows = read.products;
   const byRef = new Map<string, ProductFacts>();
   for (const r of rows) byRef.set(r.slug, r);
   // An id wins over another product's slug that happens to read the same.
@@ -111,7 +115,7 @@ export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, j
 
   let chosen: ShippingOption | null = null;
   if (shipping) {
-    const options = await shippingOptions(ctx, store.id, store.currency, SHOP_COUNTRY, shipping.state, [shipping.type as DeliveryType]);
+    const options = optionsOf(read.methods ?? [], store.currency, SHOP_COUNTRY, shipping.state, [shipping.type as DeliveryType]);
     chosen = (shipping.methodId ? options.find((o) => o.methodId === shipping.methodId) : options[0]) ?? null;
     if (!chosen) {
       problems.push({
