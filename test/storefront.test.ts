@@ -13,7 +13,7 @@ before(async () => {
 after(() => svc.close());
 
 /** What a guest checkout may cost (docs/performance.md, the storefront): statements, each a round trip. */
-const CHECKOUT_STATEMENTS = 12;
+const CHECKOUT_STATEMENTS = 10;
 
 type Owner = Awaited<ReturnType<typeof ownerWithStore>>;
 

@@ -106,28 +106,46 @@ export async function writeWithEvent(
   e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
 ): Promise<CommittedEvent | null> {
   if (inTransaction(ctx)) throw new Error('writeWithEvent commits on its own: it cannot join a transaction');
+  return runWriteWithEvent(ctx, write, e, (sql, params) => executePrepared(ctx.em as EntityManager, sql, params), (run) => run());
+}
+
+/**
+ * `writeWithEvent` as one statement of the caller's transaction: the same statement (the sequence
+ * row its last lock, held to the commit), the publication and the worker's wake-up after the commit.
+ */
+export async function writeWithEventIn(
+  tx: TxCtx,
+  write: { ctes: string; params: unknown[]; written: string; data?: string },
+  e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
+): Promise<CommittedEvent | null> {
+  return runWriteWithEvent(tx, write, e, (sql, params) => (tx.em as EntityManager).execute(sql, params), (run) => tx.afterCommit.push(run));
+}
+
+async function runWriteWithEvent(
+  ctx: Ctx,
+  write: { ctes: string; params: unknown[]; written: string; data?: string },
+  e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
+  execute: (sql: string, params: unknown[]) => Promise<Array<{ seq: string | number | null; at: Date | string | null; hooks: string | number; data?: Record<string, unknown> }>>,
+  committed: (run: () => void) => void,
+): Promise<CommittedEvent | null> {
   const { storeId, event } = e;
   if (!write.data && !e.record) throw new Error('writeWithEvent needs the record or an SQL expression of the payload');
   const data = write.data ? null : payloadData(storeId, event, e.record!, e.previous);
   const deliver = !e.inbound;
   const notify = !ctx.deps.embedded;
-  const [row] = await executePrepared<{ seq: string | number | null; at: Date | string | null; hooks: string | number; data?: Record<string, unknown> }>(
-    ctx.em as EntityManager,
-    writeWithEventSql(ctx.deps, write, deliver, notify),
-    [
-      ...write.params,
-      storeId,
-      storeId, event, ...(data ? [JSON.stringify(data)] : []),
-      ...(deliver ? [storeId, event, storeId, event] : []),
-      ...(notify ? [EVENTS_CHANNEL, storeId] : []),
-    ],
-  );
+  const [row] = await execute(writeWithEventSql(ctx.deps, write, deliver, notify), [
+    ...write.params,
+    storeId,
+    storeId, event, ...(data ? [JSON.stringify(data)] : []),
+    ...(deliver ? [storeId, event, storeId, event] : []),
+    ...(notify ? [EVENTS_CHANNEL, storeId] : []),
+  ]);
   if (row?.seq === null || row?.seq === undefined) return null;
-  const committed: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp: new Date(row.at!).toISOString(), data: data ?? row.data! };
-  if (Number(row.hooks) > 0) ctx.deps.queue.wake();
+  const done: CommittedEvent = { storeId, seq: Number(row.seq), event, timestamp: new Date(row.at!).toISOString(), data: data ?? row.data! };
+  if (Number(row.hooks) > 0) committed(() => ctx.deps.queue.wake());
   // One process: the in-process emitter is the whole fan-out.
-  if (ctx.deps.embedded) eventBus.emit('event', committed);
-  return committed;
+  if (ctx.deps.embedded) committed(() => eventBus.emit('event', done));
+  return done;
 }
 
 /** The text of a `writeWithEvent` statement: the same for every call with the same CTEs and flags, so built once. */

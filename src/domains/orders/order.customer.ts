@@ -6,7 +6,10 @@ import { conflict, notFound } from '../../core/errors.js';
 import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { newId } from '../../lib/ids.js';
 import { totalOf } from './order.money.js';
-import { NEW_ORDER_DEFAULTS, readDefaults, type NewOrderDefaultsRow } from './order.new.js';
+import { NEW_ORDER_DEFAULTS, forgetDefaults, readDefaults, rememberedDefaults, type NewOrderDefaultsRow } from './order.new.js';
+import { orderWritten } from './order.hooks.js';
+import { orderView } from './order.view.js';
+import { writeWithEventIn } from '../../events/outbox.js';
 import { insertSelect } from '../../db/insert.js';
 import { newPaymentToken } from './payment-token.js';
 import { changeOrder, lockOrder, orderInserted, setStatus } from './order.service.js';
@@ -52,12 +55,15 @@ export interface WrittenWithOrder {
 
 /** Statement texts by companion CTE (the same text every time: the statement's cache key). */
 const pricedInsertTexts = new Map<string, string>();
+const guessedInsertCtes = new Map<string, string>();
 
 /**
  * Inserts a priced order in the store's first status of kind `new`, with its event, webhooks and
- * hooks as any new order; returns it and its token (shown once, to the customer). The store's
- * defaults are read (and locked, as `newOrderDefaults` does) by the insert's own statement, and
- * `withOrder` is written by it too: one round trip for the three.
+ * hooks as any new order; returns it and its token (shown once, to the customer). `withOrder` is
+ * written by the insert's statement. The store's defaults are the ones its last order read, checked
+ * (and locked, as `newOrderDefaults` locks them) by that statement, which then records the event
+ * too: one round trip. A guess that no longer holds writes nothing, and the defaults are read (and
+ * locked) by the insert's statement, the event recorded by the next.
  */
 export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder, withOrder?: WrittenWithOrder): Promise<{ order: OrderType; entity: Order; statusName: string; token: string }> {
   const token = newPaymentToken();
@@ -83,19 +89,44 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
   });
   order.total = totalOf(order);
   const em = tx.em as EntityManager;
-  const insert = insertSelect(em, Order, order, { currency: 'd.currency', statusId: 'd.status_id', status: 'd.slug' });
   const key = withOrder?.cte ?? '';
+  const companion = withOrder ? `,\n          w as (${withOrder.cte})` : '';
+  const guess = rememberedDefaults(storeId);
+  if (guess) {
+    Object.assign(order, { currency: guess.currency, statusId: guess.statusId, status: guess.status });
+    const view = orderView(order);
+    const insert = insertSelect(em, Order, order);
+    let ctes = guessedInsertCtes.get(key);
+    if (!ctes) {
+      // The defaults first (materialized: the store row, then the status, locked before the insert).
+      ctes = `d as materialized (${NEW_ORDER_DEFAULTS}),
+          ok as (select 1 from d where currency = ? and status_id = ? and slug = ? and coalesce(name, slug) = ?),
+          o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id, status_id, created_at)${companion}`;
+      guessedInsertCtes.set(key, ctes);
+    }
+    const recorded = await writeWithEventIn(
+      tx,
+      { ctes, params: [storeId, guess.currency, guess.statusId, guess.status, guess.statusName, ...insert.params, ...(withOrder?.params ?? [])], written: 'o' },
+      { storeId, event: 'orderCreated', record: view, inbound: false },
+    );
+    if (recorded) {
+      tx.storeCurrencies ??= new Map();
+      tx.storeCurrencies.set(storeId, guess.currency);
+      await orderWritten(tx, { storeId, order: view, previous: null, statusKind: 'new', inbound: false });
+      return { order: view, entity: order, statusName: guess.statusName, token: token.token };
+    }
+    forgetDefaults(storeId);
+  }
+  const insert = insertSelect(em, Order, order, { currency: 'd.currency', statusId: 'd.status_id', status: 'd.slug' });
   let text = pricedInsertTexts.get(key);
   if (!text) {
-    // The defaults first (materialized: the store row, then the status, locked before the insert).
     text = `with d as materialized (${NEW_ORDER_DEFAULTS}),
           o as (insert into orders (${insert.columns}) select ${insert.values} from d where d.status_id is not null and d.slug is not null
-                returning id, status_id, created_at)${withOrder ? `,
-          w as (${withOrder.cte})` : ''}
-     select d.currency, d.status_id, d.slug, d.name, (select count(*) from o)::int as inserted${withOrder ? ', (select count(*) from w)::int as companions' : ''} from d`;
+                returning id, status_id, created_at)${companion}
+     select d.currency, d.status_id, d.slug, d.name from d`;
     pricedInsertTexts.set(key, text);
   }
-  const [row] = await em.execute<Array<NewOrderDefaultsRow & { inserted: number }>>(text, [storeId, ...insert.params, ...(withOrder?.params ?? [])]);
+  const [row] = await em.execute<Array<NewOrderDefaultsRow>>(text, [storeId, ...insert.params, ...(withOrder?.params ?? [])]);
   const d = readDefaults(tx, storeId, row);
   Object.assign(order, { currency: d.currency, statusId: d.statusId, status: d.status });
   const view = await orderInserted(tx, order, { inbound: false, statusKind: 'new' });
@@ -142,7 +173,8 @@ export async function cancelWhileNew(ctx: Ctx, storeId: string, orderId: string)
 /**
  * A phone's and an address's record in one store, in one statement: for the storefront's risk
  * score, orders by the kind of their status now and the address's orders in the last hour; for
- * its duplicate check, the phone's orders since `recentSince`. Read after `customerLock`.
+ * its duplicate check, the phone's orders since `recentSince`. Read after `customerLock`, by
+ * `customerRecordRead` within a statement the caller makes anyway.
  */
 export interface CustomerRecord {
   byKind: Record<string, number>;
@@ -154,11 +186,13 @@ export interface CustomerRecord {
   recent: OrderItem[][];
 }
 
-export async function customerRecord(tx: TxCtx, storeId: string, phone: string, address: string, recentSince: Date): Promise<CustomerRecord> {
-  const [row] = await (tx.em as EntityManager).execute<
-    Array<{ by_kind: Record<string, number> | null; last_hour: number; phones: string[] | null; addresses: string[] | null; recent: OrderItem[][] | null }>
-  >(
-    `select
+/**
+ * The record as a select-list expression (one jsonb value) and its bindings, for a statement the
+ * caller makes anyway; `customerRecordOf` reads the value.
+ */
+export function customerRecordRead(storeId: string, phone: string, address: string, recentSince: Date): { sql: string; params: unknown[] } {
+  return {
+    sql: `(select to_jsonb(r) from (select
        (select jsonb_object_agg(kind, n) from (select st.kind, count(*)::int as n from orders o join order_statuses st on st.id = o.status_id
           where o.store_id = ? and o.customer_phone = ? group by st.kind) k) as by_kind,
        (select count(*)::int from orders where store_id = ? and customer_ip = ? and created_at > now() - interval '1 hour') as last_hour,
@@ -167,9 +201,14 @@ export async function customerRecord(tx: TxCtx, storeId: string, phone: string, 
        (select array_agg(distinct customer_ip) from (select customer_ip from orders where store_id = ? and customer_phone = ? and customer_ip <> ?
           order by created_at desc limit 20) b) as addresses,
        (select jsonb_agg(items) from (select items from orders where store_id = ? and customer_phone = ? and created_at > ?
-          order by created_at desc limit 50) r) as recent`,
-    [storeId, phone, storeId, address, storeId, address, phone, storeId, phone, address, storeId, phone, recentSince],
-  );
+          order by created_at desc limit 50) r) as recent) r)`,
+    params: [storeId, phone, storeId, address, storeId, address, phone, storeId, phone, address, storeId, phone, recentSince],
+  };
+}
+
+/** The record `customerRecordRead` read. */
+export function customerRecordOf(value: unknown): CustomerRecord {
+  const row = value as { by_kind: Record<string, number> | null; last_hour: number; phones: string[] | null; addresses: string[] | null; recent: OrderItem[][] | null } | null;
   return {
     byKind: row?.by_kind ?? {},
     addressLastHour: row?.last_hour ?? 0,

@@ -3,7 +3,7 @@ import type { Ctx } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../../core/idempotency.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
-import { customerLock, customerRecord, insertPricedOrder, newOrderId, orderedRecently, type CustomerRecord, type OrderRisk } from '../orders/order.customer.js';
+import { customerLock, customerRecordOf, customerRecordRead, insertPricedOrder, newOrderId, orderedRecently, type CustomerRecord, type OrderRisk } from '../orders/order.customer.js';
 import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.js';
 import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
 import { admit, findOpenStore, type OpenStore } from './storefront.access.js';
@@ -98,9 +98,16 @@ async function placeOrder(ctx: Ctx, store: OpenStore, address: string, phone: st
     await takeCheckoutSlots(tx.em as EntityManager, store.id, address, phone, rules, customerLock(store.id, phone));
     const orderId = newOrderId();
     const shipping = input.shipping;
-    const cart = await priceCart(tx, store, { items: input.items, shipping: { state: shipping.state, type: shipping.type, methodId: shipping.methodId }, coupon: input.coupon, customerPhone: phone }, redeemer(tx, store, orderId, phone));
+    // The customer's record (after the lock) is read by the pricing's statement.
+    const cart = await priceCart(
+      tx,
+      store,
+      { items: input.items, shipping: { state: shipping.state, type: shipping.type, methodId: shipping.methodId }, coupon: input.coupon, customerPhone: phone },
+      redeemer(tx, store, orderId, phone),
+      customerRecordRead(store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS)),
+    );
     if (cart.problems.length) throw cartInvalid(cart);
-    const record = await customerRecord(tx, store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS));
+    const record = customerRecordOf(cart.alongside);
     if (orderedRecently(record, cart.lines)) throw new AppError('DUPLICATE_ORDER', 'The same order was placed with this phone in the last 10 minutes');
     const risk = riskOf(record, await relatedBlocks(tx.em as EntityManager, store.id, record));
     const placed = await insertPricedOrder(tx, store.id, {

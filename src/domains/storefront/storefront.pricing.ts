@@ -65,18 +65,23 @@ export function shopperPhone(raw: string, store: OpenStore, path: string): strin
   return phone;
 }
 
-export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, judge: CouponJudge): Promise<PricedCart> {
+/**
+ * `alongside` (a select-list expression and its bindings) is read by the statement that reads the
+ * products, after them; its value comes back as `alongside`: a read the caller needs anyway, without
+ * its own round trip.
+ */
+export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, judge: CouponJudge, alongside?: { sql: string; params: unknown[] }): Promise<PricedCart & { alongside?: unknown }> {
   const { settings } = store;
   if (cart.items.length > settings.maxItems) throw invalid('items', `must hold at most ${settings.maxItems} items`);
   const shipping = cart.shipping ? { ...cart.shipping, state: checkState(cart.shipping.state, 'shipping.state') } : null;
   const refs = [...new Set(cart.items.map((i) => i.productId))];
   // In an order's transaction the products are share-locked: none is deleted or repriced under it.
   // The shipping methods are read by the same statement (one round trip), after the products.
-  const [read] = await ctx.em.execute<Array<{ products: ProductFacts[]; methods: PublishedMethod[] | null }>>(
+  const [read] = await ctx.em.execute<Array<{ products: ProductFacts[]; methods: PublishedMethod[] | null; alongside?: unknown }>>(
     `select (select coalesce(jsonb_agg(to_jsonb(p)), '[]') from (select id, slug, name, price, stock, allow_backorder, status from products
                where store_id = ? and (id in (?) or slug in (?))${inTransaction(ctx) ? ' for share' : ''}) p) as products,
-            ${shipping ? `(select coalesce(jsonb_agg(to_jsonb(m) order by m.id), '[]') from (${PUBLISHED_METHODS}) m)` : 'null'} as methods`,
-    [store.id, refs, refs, ...(shipping ? [store.id] : [])],
+            ${shipping ? `(select coalesce(jsonb_agg(to_jsonb(m) order by m.id), '[]') from (${PUBLISHED_METHODS}) m)` : 'null'} as methods${alongside ? `,\n            ${alongside.sql} as alongside` : ''}`,
+    [store.id, refs, refs, ...(shipping ? [store.id] : []), ...(alongside?.params ?? [])],
   );
   const rows = read.products;
   const byRef = new Map<string, ProductFacts>();
@@ -145,6 +150,7 @@ export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, j
     coupon,
     shipping: chosen,
     problems,
+    ...(alongside ? { alongside: read.alongside } : {}),
   };
 }
 
