@@ -65,3 +65,23 @@ async function runPrepared<T>(em: EntityManager, sql: string, params: unknown[])
     await client.releaseConnection(conn);
   }
 }
+
+/**
+ * `executePrepared` on the connection of the caller's transaction (its knex client hands out that
+ * one connection): a hot statement inside a transaction, parsed and planned once per connection.
+ */
+export async function executePreparedIn<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  const trx = em.getTransactionContext() as { client: { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> } } | undefined;
+  if (!trx) throw new Error('executePreparedIn needs a transaction');
+  const { text, name } = prepare(sql);
+  const conn = await trx.client.acquireConnection();
+  try {
+    let id = connectionIds.get(conn);
+    if (id === undefined) connectionIds.set(conn, (id = nextConnectionId++));
+    return (await conn.query({ name: `${name}_${id}`, text, values: params })).rows as T[];
+  } catch (err) {
+    throw em.getDriver().convertException(err as Error);
+  } finally {
+    await trx.client.releaseConnection(conn);
+  }
+}

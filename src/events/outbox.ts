@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTransaction, type TxCtx } from '../core/tx.js';
-import { executePrepared } from '../db/prepared.js';
+import { executePrepared, executePreparedIn } from '../db/prepared.js';
 import type { Ctx, Deps } from '../core/context.js';
 import { entityOf, isUpdated, type EventName, type RealtimeOnlyEvent } from './names.js';
 import { deliveryInsertSql, deliveryNotifyColumn, enqueueDeliveries, type DeliveryJob } from './queue.js';
@@ -118,7 +118,7 @@ export async function writeWithEventIn(
   write: { ctes: string; params: unknown[]; written: string; data?: string },
   e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
 ): Promise<CommittedEvent | null> {
-  return runWriteWithEvent(tx, write, e, (sql, params) => (tx.em as EntityManager).execute(sql, params), (run) => tx.afterCommit.push(run));
+  return runWriteWithEvent(tx, write, e, (sql, params) => executePreparedIn(tx.em as EntityManager, sql, params), (run) => tx.afterCommit.push(run));
 }
 
 async function runWriteWithEvent(
