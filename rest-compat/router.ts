@@ -399,25 +399,42 @@ async function runIdempotent(c: CompiledRoute, req: FastifyRequest, operations: 
   const args = c.root.args(variables);
   const scope = args && idempotencyScope(ctx, c, args);
   if (!scope) return runRoute(c, req, operations, ctx, variables);
+  return underIdempotencyKey(ctx, c, req, header, scope, {
+    replay: async () => policyRefusal(ctx, c, args),
+    run: () => runRoute(c, req, operations, ctx, variables),
+    succeeded: (answer) => !answer.problem && answer.status < 300,
+  });
+}
+
+/**
+ * The key's life around one route's run: reserved with a hash of the request (another request
+ * under the same key → 422, one still running → 409); a kept answer replayed once `replay`
+ * finds no refusal for the caller now; a successful answer kept, anything else releases the key.
+ */
+export async function underIdempotencyKey<A extends { status: number; headers?: Record<string, string>; body?: unknown }>(
+  ctx: Ctx,
+  c: CompiledRoute,
+  req: { params: unknown; query: unknown; body: unknown },
+  header: string,
+  scope: string,
+  steps: { replay: () => Promise<A | null>; run: () => Promise<A>; succeeded: (answer: A) => boolean },
+): Promise<A | RestReply> {
   checkIdempotencyKey(header);
   const em = ctx.deps.orm.em.fork() as unknown as EntityManager;
   const secretKey = ctx.deps.config.secretKey;
   const hash = requestHash({ route: `${c.route.method} ${c.route.path}`, params: req.params, query: req.query, body: req.body });
   const kept = await reserveIdempotencyKey(em, secretKey, scope, header, hash);
   if (kept) {
-    const refused = await policyRefusal(ctx, c, args);
+    const refused = await steps.replay();
     if (refused) return refused;
     return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
   }
-  let answer: RouteAnswer | undefined;
+  let answer: A | undefined;
   try {
-    answer = await runRoute(c, req, operations, ctx, variables);
+    answer = await steps.run();
   } finally {
-    if (answer && !answer.problem && answer.status < 300) {
-      await keepIdempotentAnswer(em, secretKey, scope, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
-    } else {
-      await releaseIdempotencyKey(em, scope, header);
-    }
+    if (answer && steps.succeeded(answer)) await keepIdempotentAnswer(em, secretKey, scope, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
+    else await releaseIdempotencyKey(em, scope, header);
   }
   return answer;
 }

@@ -4,11 +4,9 @@ import type { Deps } from '../../src/core/context.js';
 import { problem } from '../../src/core/errors.js';
 import { requireActor } from '../../src/core/context.js';
 import { enforcePolicy, policyOf, type Policy } from '../../src/core/policy.js';
-import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../../src/core/idempotency.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { sendProblem } from '../../src/edge/http-problem.js';
 import { buildOpenApi, type OpenApiInfo } from '../openapi.js';
-import { compileRoutes, fastifyPathOf, idempotencyScope, registerRoutes, type CompiledRoute } from '../router.js';
+import { compileRoutes, fastifyPathOf, idempotencyScope, registerRoutes, underIdempotencyKey, type CompiledRoute } from '../router.js';
 import type { HttpMethod, RestReply, RestRequest, RestRoute, RouteTools } from '../route.js';
 import { FEEEF_ROUTES } from './index.js';
 import { normalizeAuthorization, notImplemented, PREFIX, toRestRoute, type FeeefRoute } from './route.js';
@@ -71,26 +69,17 @@ async function idempotent(c: CompiledRoute, handle: NonNullable<RestRoute['handl
   const storeId = storeNamed(req);
   const scope = idempotencyScope(ctx, c, storeId ? { storeId } : {});
   if (!scope) return handle(req, tools);
-  checkIdempotencyKey(header);
-  const em = ctx.deps.orm.em.fork() as unknown as EntityManager;
-  const secretKey = ctx.deps.config.secretKey;
-  const hash = requestHash({ route: `${c.route.method} ${c.route.path}`, params: req.params, query: req.query, body: req.body });
-  const kept = await reserveIdempotencyKey(em, secretKey, scope, header, hash);
-  if (kept) {
+  return underIdempotencyKey(ctx, c, req, header, scope, {
     // A caller who has since lost the store gets what a stranger gets, not the kept answer.
-    const policy = policyOf(c.root!.def);
-    if (policy?.kind === 'store' && storeId) await enforcePolicy(ctx, policy, { [policy.arg ?? 'storeId']: storeId }, c.rootField);
-    else requireActor(ctx);
-    return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
-  }
-  let answer: RestReply | undefined;
-  try {
-    answer = await handle(req, tools);
-  } finally {
-    if (answer && answer.status < 300) await keepIdempotentAnswer(em, secretKey, scope, header, { status: answer.status, headers: answer.headers ?? {}, body: answer.body });
-    else await releaseIdempotencyKey(em, scope, header);
-  }
-  return answer;
+    replay: async () => {
+      const policy = policyOf(c.root!.def);
+      if (policy?.kind === 'store' && storeId) await enforcePolicy(ctx, policy, { [policy.arg ?? 'storeId']: storeId }, c.rootField);
+      else requireActor(ctx);
+      return null;
+    },
+    run: () => handle(req, tools),
+    succeeded: (answer) => answer.status < 300,
+  });
 }
 
 /** The text as a JSON object, or undefined when it is not one. */
