@@ -7,8 +7,8 @@ export interface Revalidation {
   mark(req: RestRequest, deps: import('../src/core/context.js').Deps): unknown;
   /** The remembered ETag when `ifNoneMatch` names it and it still stands (the caller admitted as a read would be); else undefined. */
   notModified(ctx: import('../src/core/context.js').Ctx, req: RestRequest, url: string, ifNoneMatch: string): Promise<string | undefined>;
-  /** After a successful answer with `etag`. */
-  remember(ctx: import('../src/core/context.js').Ctx, req: RestRequest, url: string, mark: unknown, etag: string): void;
+  /** After a successful answer: its URL, the route's pattern, its ETag and Cache-Control. */
+  remember(ctx: import('../src/core/context.js').Ctx, req: RestRequest, mark: unknown, answered: { url: string; route: string; etag: string; cacheControl?: string }): void;
 }
 
 /** One REST route: data, turned into a handler and an OpenAPI entry by the router alone. */

@@ -535,8 +535,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, schema: GraphQL
         }
         const answer = await runIdempotent(c, req, operations, ctx);
         if (answer.problem) return sendProblem(reply, answer.problem, answer.headers);
-        if (c.route.cacheControl) answer.headers = { ...answer.headers, 'cache-control': c.route.cacheControl(deps.config) };
-        if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer, revalidate && ((etag) => revalidate.remember(ctx, restRequest(req), req.url, mark, etag)));
+        const cacheControl = c.route.cacheControl?.(deps.config);
+        if (cacheControl) answer.headers = { ...answer.headers, 'cache-control': cacheControl };
+        const remember = revalidate && ((etag: string) => revalidate.remember(ctx, restRequest(req), mark, { url: req.url, route: req.routeOptions.url ?? c.fastifyPath, etag, cacheControl }));
+        if (c.route.etag && !c.route.reply) return sendWithEtag(req, reply, answer, remember);
         return sendReply(reply, answer);
       },
     });

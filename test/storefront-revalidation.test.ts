@@ -121,6 +121,30 @@ describe('storefront: revalidation from memory', () => {
     assert.deepEqual(statuses, [304, 304, 304, 304, 304, 429, 429, 429]);
   });
 
+  test('the 304 answered before routing carries what the routed one does; a token or a key still takes the route', async () => {
+    const s = await shop();
+    await api('PATCH', `/v1/stores/${s.storeId}`, { token: s.token, body: { storefront: { allowedOrigins: ['https://shop.example'] } } });
+    const path = `/v1/storefront/${s.slug}/products/${s.productId}`;
+    const etag = (await get(A.url, path)).headers.get('etag')!;
+    assert.equal((await get(A.url, path, etag)).status, 304);
+    const headersOf = (r: Response) =>
+      Object.fromEntries([...r.headers].filter(([name]) => !['date', 'x-request-id', 'connection', 'keep-alive'].includes(name)).sort(([a], [b]) => a.localeCompare(b)));
+    for (const origin of [{}, { origin: 'https://shop.example' }, { origin: 'https://elsewhere.example' }] as Record<string, string>[]) {
+      // Anonymous: from memory before the router. With a member's token: through the route (the token is checked first).
+      const early = await get(A.url, path, etag, origin);
+      const routed = await get(A.url, path, etag, { ...origin, authorization: `Bearer ${s.token}` });
+      assert.equal(early.status, 304);
+      assert.equal(routed.status, 304);
+      assert.deepEqual(headersOf(early), headersOf(routed), JSON.stringify(origin));
+      assert.match(early.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      assert.equal((await get(A.url, path, etag, { ...origin, 'x-request-id': 'shop-42' })).headers.get('x-request-id'), 'shop-42');
+    }
+    const refused = await get(A.url, path, etag, { authorization: 'Bearer not-a-token' });
+    assert.equal(refused.status, 401);
+    const unknownKey = await get(A.url, path, etag, { 'x-souk-storefront-key': 'sfk_unknown' });
+    assert.equal(unknownKey.status, 401);
+  });
+
   test('writes racing conditional reads never leave a stale ETag answered 304 (5 rounds)', async () => {
     for (let round = 0; round < 5; round++) {
       const s = await shop();

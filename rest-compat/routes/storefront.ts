@@ -29,7 +29,7 @@ const idempotencyKey = (req: RestRequest) => {
 const REVALIDATE: Revalidation = {
   mark: (req, deps) => markRead(deps, req.params.store),
   notModified: (ctx, _req, url, ifNoneMatch) => notModifiedFromMemory(ctx, url, ifNoneMatch),
-  remember: (ctx, req, url, mark, etag) => rememberAnswer(ctx, url, req.params.store, mark as ReadMark, etag),
+  remember: (ctx, req, mark, answered) => rememberAnswer(ctx, req.params.store, mark as ReadMark, answered),
 };
 
 const CATALOG: Pick<RestRoute, 'etag' | 'cacheControl' | 'errors' | 'revalidate'> = { etag: true, cacheControl: CACHE.catalog, errors: [429], revalidate: REVALIDATE };

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { Deps } from './context.js';
 
 /** OpenAPI path items of routes a module serves outside the REST table. */
@@ -25,7 +26,24 @@ export interface Module {
     /** Path prefixes whose CORS the module answers itself (preflights included), instead of SOUK_CORS_ORIGINS. */
     corsPrefixes?: readonly string[];
   };
+  /**
+   * Answers that need neither the router, a context nor the database (the catalogue's 304s):
+   * asked first for every GET, so each must be cheap and decline whatever it is unsure of.
+   */
+  early?: (deps: Deps) => EarlyAnswerer;
 }
+
+/** What an early answerer decided: the server writes it (with its request id) and logs it as any answer. */
+export interface EarlyAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** The route pattern its log line and metrics name. */
+  route: string;
+  storeId?: string;
+}
+
+/** Answers a GET from memory alone, before the framework routes it, or returns null to let it go on. */
+export type EarlyAnswerer = (req: IncomingMessage, ip: string) => EarlyAnswer | null;
 
 /** Whether this process runs background work: queue workers and timers (SOUK_ROLE worker or all, not web). */
 export const runsWork = (deps: Pick<Deps, 'config'>): boolean => deps.config.role !== 'web';

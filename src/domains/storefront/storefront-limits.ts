@@ -193,16 +193,29 @@ class ReadLimiter {
     );
   }
 
+  /**
+   * Counts the read when this process can decide it alone and it fits; false leaves it uncounted,
+   * for `take` to decide (after an exchange, or with a 429 and its wait).
+   */
+  takeNow(storeId: string, address: string, rule: LimitRule): boolean {
+    const c = this.counters.get(`${storeId}\u0000${addressSubject(address)}`);
+    if (!c || c.windowMs !== rule.windowMs || c.max !== rule.max) return false;
+    if (Date.now() - c.syncedAt > STALE_MS || c.pending + 1 > c.syncedRemaining / 2) return false;
+    return this.fits(c, rule, Date.now() + this.offset);
+  }
+
   /** Counts the read, or throws 429 with the honest wait. */
   private decide(c: Counter, rule: LimitRule): void {
     const now = Date.now() + this.offset;
+    if (!this.fits(c, rule, now)) throw refusal(this.wait(c, rule, now));
+  }
+
+  private fits(c: Counter, rule: LimitRule, now: number): boolean {
     this.roll(c, now);
     const weight = 1 - (now - c.windowStart) / c.windowMs;
-    if (c.prev * weight + c.count + c.pending + 1 <= rule.max) {
-      c.pending++;
-      return;
-    }
-    throw refusal(this.wait(c, rule, now));
+    if (c.prev * weight + c.count + c.pending + 1 > rule.max) return false;
+    c.pending++;
+    return true;
   }
 
   /** When one more read fits: the previous window's weight falls as time passes, and a full current window passes its count on. */
@@ -301,6 +314,11 @@ function limiterOf(deps: Deps): ReadLimiter {
  */
 export function takeReadSlot(deps: Deps, storeId: string, address: string, rule: LimitRule): void | Promise<void> {
   return limiterOf(deps).take(storeId, address, rule);
+}
+
+/** `takeReadSlot` where no statement is needed and the read fits; false: the caller must take the slot's usual way. */
+export function takeReadSlotNow(deps: Deps, storeId: string, address: string, rule: LimitRule): boolean {
+  return limiterOf(deps).takeNow(storeId, address, rule);
 }
 
 /** Sends this process's unsent read counts now (the module does it every FLUSH_MS, and when it stops). */

@@ -81,26 +81,30 @@ async function buyerAddress(ctx: Ctx, storeId: string): Promise<string> {
   return key.storeId === storeId && claimed && isIP(claimed) ? claimed : ctx.ip;
 }
 
+/** A header the edge removes before answering: the store's list decided this answer's CORS. */
+export const STORE_DECIDED_CORS = 'x-souk-store-cors';
+
 /**
  * CORS of the storefront routes: the request's Origin when the store lists it, any origin when
  * its list is empty, never credentials. A store with a list varies by Origin, and a denied origin
  * gets no Allow-Origin at all (the edge gives `*` only where no store decided).
  */
-/** A header the edge removes before answering: the store's list decided this answer's CORS. */
-export const STORE_DECIDED_CORS = 'x-souk-store-cors';
-
 export function allowOrigin(ctx: Ctx, settings: StorefrontSettings): void {
   if (!ctx.setHeader) return;
-  if (!settings.allowedOrigins.length) {
-    ctx.setHeader('access-control-allow-origin', '*');
-    return;
-  }
-  ctx.setHeader('vary', 'Origin');
   // The store decided (the CORS plugin varies by Origin on every answer, so Vary cannot say it).
-  ctx.setHeader(STORE_DECIDED_CORS, '1');
-  const origin = ctx.header?.('origin')?.toLowerCase();
-  if (origin && settings.allowedOrigins.includes(origin)) ctx.setHeader('access-control-allow-origin', origin);
+  if (settings.allowedOrigins.length) ctx.setHeader(STORE_DECIDED_CORS, '1');
+  for (const [name, value] of Object.entries(storeCors(settings, ctx.header?.('origin')))) ctx.setHeader(name, value);
 }
+
+/** The CORS headers a store's settings give an answer to `origin`. */
+export function storeCors(settings: StorefrontSettings, origin: string | undefined): Record<string, string> {
+  if (!settings.allowedOrigins.length) return { 'access-control-allow-origin': '*' };
+  const asked = origin?.toLowerCase();
+  return asked && settings.allowedOrigins.includes(asked) ? { vary: 'Origin', 'access-control-allow-origin': asked } : { vary: 'Origin' };
+}
+
+/** Response headers a shopper's browser may read. */
+export const SHOPPER_EXPOSED_HEADERS = ['etag', 'location', 'retry-after', 'idempotent-replayed', 'x-request-id'].join(', ');
 
 /**
  * Lets the request's shopper in, once per request and store: CORS, the buyer's address, and (for

@@ -1,6 +1,8 @@
 import type { Ctx, Deps } from '../../core/context.js';
-import type { Module } from '../../core/module.js';
-import { admit, admittedStore, type OpenStore } from './storefront.access.js';
+import type { EarlyAnswerer, Module } from '../../core/module.js';
+import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
+import { admit, admittedStore, SHOPPER_EXPOSED_HEADERS, storeCors, STOREFRONT_KEY_HEADER, type OpenStore } from './storefront.access.js';
+import { takeReadSlotNow } from './storefront-limits.js';
 
 /**
  * Revalidation without the read (CONTRACT-3 §17.2's 304s): every replica keeps a version per
@@ -20,6 +22,17 @@ interface Remembered {
   version: number;
   /** The store as the read that answered admitted it (its settings decide CORS and limits). */
   store: OpenStore;
+  /** The route's pattern (for the log line) and its Cache-Control, for a 304 answered before routing. */
+  route: string;
+  cacheControl?: string;
+}
+
+/** What a catalogue read answered, as `rememberAnswer` keeps it. */
+export interface Answered {
+  url: string;
+  route: string;
+  etag: string;
+  cacheControl?: string;
 }
 
 /** What a read saw before it ran: a later `remember` stores its answer only if nothing moved since. */
@@ -130,19 +143,46 @@ export async function notModifiedFromMemory(ctx: Ctx, url: string, ifNoneMatch: 
  * must be older than the lag a replica may have (SOUK_REPLICA_MAX_LAG_MS), or the read may have
  * come from a copy that did not have it yet.
  */
-export function rememberAnswer(ctx: Ctx, url: string, ref: string, mark: ReadMark, etag: string): void {
+export function rememberAnswer(ctx: Ctx, ref: string, mark: ReadMark, answered: Answered): void {
   const store = admittedStore(ctx);
   const v = versionsOf(ctx.deps);
   if (!store || !v.listening() || mark.epoch !== v.epoch) return;
   const unmoved = mark.changes === v.changes || (mark.storeId === store.id && mark.version === v.version(store.id));
   if (!unmoved) return;
   if (ctx.deps.db.replicas.length && Date.now() - v.changedAt(store.id) <= 2 * ctx.deps.config.replicaMaxLagMs) return;
-  v.keep(url, ref, { etag, storeId: store.id, version: v.version(store.id), store });
+  const { url, ...answer } = answered;
+  v.keep(url, ref, { ...answer, storeId: store.id, version: v.version(store.id), store });
+}
+
+/**
+ * The same 304 before the router (`Module.early`): no context, no hooks, no statement. Only for
+ * what needs nothing else: an anonymous conditional GET without a storefront key, whose
+ * read this process can count alone and within the limit. Anything else declines, and the routed
+ * path decides as it always does (a token's 401, a key's address, a slot the database must be
+ * asked about, a 429 with its wait).
+ */
+export function earlyNotModified(deps: Deps): EarlyAnswerer {
+  const v = versionsOf(deps);
+  return (req, ip) => {
+    const h = req.headers;
+    const ifNoneMatch = h['if-none-match'];
+    if (typeof ifNoneMatch !== 'string' || h.authorization !== undefined || h[STOREFRONT_KEY_HEADER] !== undefined) return null;
+    if (!v.listening()) return null;
+    const r = v.lookup(req.url ?? '');
+    if (!r || !matches(ifNoneMatch, r.etag)) return null;
+    const settings = r.store.settings;
+    if (!takeReadSlotNow(deps, r.storeId, ip, { max: settings.limits.readsPerAddress, windowMs: LIMIT_WINDOWS.readsPerAddress })) return null;
+    const headers: Record<string, string> = { ...storeCors(settings, typeof h.origin === 'string' ? h.origin : undefined), 'access-control-expose-headers': SHOPPER_EXPOSED_HEADERS };
+    if (r.cacheControl) headers['cache-control'] = r.cacheControl;
+    headers.etag = r.etag;
+    return { status: 304, headers, route: r.route, storeId: r.storeId };
+  };
 }
 
 /** Keeps every replica's versions honest: the catalogue's commits bump their store's, a lost connection all. */
 export const catalogVersionsModule: Module = {
   name: 'storefront-catalog-versions',
+  early: earlyNotModified,
   start: async (deps: Deps) => {
     const versions = versionsOf(deps);
     // The dedicated connection hears every replica's commits; the pooled ones hear this process's

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { systemContext, type Deps } from '../../core/context.js';
 import { AppError, problem } from '../../core/errors.js';
 import type { Module } from '../../core/module.js';
-import { BUYER_IP_HEADER, findOpenStore, STORE_DECIDED_CORS, STOREFRONT_KEY_HEADER } from './storefront.access.js';
+import { BUYER_IP_HEADER, findOpenStore, SHOPPER_EXPOSED_HEADERS, STORE_DECIDED_CORS, STOREFRONT_KEY_HEADER } from './storefront.access.js';
 import { noteStatusChange } from './storefront.orders.js';
 
 /**
@@ -15,7 +15,6 @@ export const SHOPPER_PREFIXES = ['/v1/storefront/', '/v1/geo/'];
 const isShopperPath = (url: string) => SHOPPER_PREFIXES.some((p) => url.startsWith(p)) || url === '/v1/storefront';
 
 const ALLOWED_HEADERS = ['content-type', 'authorization', 'idempotency-key', 'if-none-match', 'x-request-id', STOREFRONT_KEY_HEADER, BUYER_IP_HEADER].join(', ');
-const EXPOSED_HEADERS = ['etag', 'location', 'retry-after', 'idempotent-replayed', 'x-request-id'].join(', ');
 
 /**
  * A preflight: the store's allowed origins (a closed or unknown store is the usual 404). The
@@ -65,7 +64,7 @@ export const storefrontModule: Module = {
         reply.removeHeader(STORE_DECIDED_CORS);
         if (!decided && !reply.hasHeader('access-control-allow-origin')) reply.header('access-control-allow-origin', '*');
         reply.removeHeader('access-control-allow-credentials');
-        reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+        reply.header('access-control-expose-headers', SHOPPER_EXPOSED_HEADERS);
         return payload;
       });
     },
