@@ -48,22 +48,33 @@ const notInstalled = (country: string) =>
 
 /** Read once, on first use: the answers are shared, never copied per call. */
 function countryData(country: string): CountryData | null {
+  const data = installedData(country);
+  if (data === ABSENT) throw notInstalled(country.toUpperCase());
+  return data;
+}
+
+const ABSENT = Symbol('absent');
+
+/** The country's data, null for a country we do not serve, ABSENT when its file is not installed (no throw: callers may fall back). */
+function installedData(country: string): CountryData | null | typeof ABSENT {
   const key = country.toUpperCase();
   const file = FILES[key];
   if (!file) return null;
   let data = loaded.get(key);
   if (!data) {
     let raw: { [country: string]: Array<GeoState & { cities: GeoCity[] }> };
-    // Looking for an absent file costs three stat calls and a throw: ask the disk again each minute.
+    // Looking for an absent file costs three stat calls: ask the disk again each minute.
     const missing = absentUntil.get(key);
-    if (missing && missing > Date.now()) throw notInstalled(key);
+    if (missing && missing > Date.now()) return ABSENT;
     const path = dataPath(file);
-    if (!path) absentUntil.set(key, Date.now() + 60_000);
+    if (!path) {
+      absentUntil.set(key, Date.now() + 60_000);
+      return ABSENT;
+    }
     try {
-      if (!path) throw new Error('absent');
       raw = JSON.parse(readFileSync(path, 'utf8'));
     } catch {
-      throw notInstalled(key);
+      return ABSENT;
     }
     const list = raw[key];
     data = {
@@ -90,11 +101,9 @@ const STATE_CODES: Record<string, RegExp> = { DZ: /^(0[1-9]|[1-5][0-9]|6[0-9])$/
 
 /** Whether a code names a state; shipping checks it even where the dataset is not installed. */
 export function isStateCode(country: string, code: string): boolean {
-  try {
-    return countryData(country)?.cities.has(code) ?? false;
-  } catch (err) {
-    const pattern = STATE_CODES[country.toUpperCase()];
-    if (err instanceof AppError && pattern) return pattern.test(code);
-    throw err;
-  }
+  const data = installedData(country);
+  if (data !== ABSENT) return data?.cities.has(code) ?? false;
+  const pattern = STATE_CODES[country.toUpperCase()];
+  if (!pattern) throw notInstalled(country.toUpperCase());
+  return pattern.test(code);
 }
