@@ -85,3 +85,8 @@ export async function executePreparedIn<T>(em: EntityManager, sql: string, param
     await trx.client.releaseConnection(conn);
   }
 }
+
+/** A prepared statement where `em` is: on its transaction's connection when it is in one, from the pool otherwise. */
+export function executePreparedWhere<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  return em.getTransactionContext() ? executePreparedIn<T>(em, sql, params) : executePrepared<T>(em, sql, params);
+}

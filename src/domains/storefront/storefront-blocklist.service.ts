@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js';
 import type { Ctx } from '../../core/context.js';
 import { conflict, invalid, notFound } from '../../core/errors.js';
 import { keepStore, transaction } from '../../core/tx.js';
+import { executePreparedWhere } from '../../db/prepared.js';
 import { page, pageLimit } from '../../lib/pagination.js';
 import { e164 } from '../../lib/phone.js';
 import { StorefrontBlock } from './storefront-blocklist.entity.js';
@@ -106,7 +107,8 @@ export async function deleteBlocklistEntry(ctx: Ctx, storeId: string, id: string
 export async function blocklistHits(em: EntityManager, storeId: string, who: { phone: string | null; ip: string | null }): Promise<Array<{ id: string; kind: 'phone' | 'ip'; value: string }>> {
   const ip = plainAddress(who.ip);
   if (!who.phone && !ip) return [];
-  return em.execute<Array<{ id: string; kind: 'phone' | 'ip'; value: string }>>(
+  return executePreparedWhere<{ id: string; kind: 'phone' | 'ip'; value: string }>(
+    em,
     `select id, kind, value from storefront_blocklist
       where store_id = ? and ((kind = 'phone' and value = ?) or (kind = 'ip' and net >>= ?::inet))
       order by id`,
@@ -121,7 +123,8 @@ export async function blocklistHits(em: EntityManager, storeId: string, who: { p
 export async function blocklistHitsAny(em: EntityManager, storeId: string, phones: readonly string[], ips: readonly string[]): Promise<{ phone: boolean; ip: boolean }> {
   const addresses = ips.map((ip) => plainAddress(ip)).filter((ip): ip is string => ip !== null);
   if (!phones.length && !addresses.length) return { phone: false, ip: false };
-  const rows = await em.execute<Array<{ kind: 'phone' | 'ip' }>>(
+  const rows = await executePreparedWhere<{ kind: 'phone' | 'ip' }>(
+    em,
     `select distinct kind from storefront_blocklist
       where store_id = ? and ((kind = 'phone' and value in (select jsonb_array_elements_text(?::jsonb)))
          or (kind = 'ip' and net >>= any (select a::inet from jsonb_array_elements_text(?::jsonb) a)))`,

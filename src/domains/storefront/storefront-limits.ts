@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import type { Deps } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { runsWork, type Module } from '../../core/module.js';
-import { executePrepared } from '../../db/prepared.js';
+import { executePrepared, executePreparedIn } from '../../db/prepared.js';
 
 /**
  * The storefront's limits (CONTRACT-3 §17.7), kept in PostgreSQL so every replica counts against
@@ -86,7 +86,8 @@ export async function takeCheckoutSlots(
   rules: { address: LimitRule; phone: LimitRule },
   then?: { sql: string; params: unknown[] },
 ): Promise<void> {
-  const [row] = await tx.execute<Array<{ slots: Array<{ kind: 'address' | 'phone'; hits: Array<string | number> }> }>>(
+  const [row] = await executePreparedIn<{ slots: Array<{ kind: 'address' | 'phone'; hits: Array<string | number> }> }>(
+    tx,
     `with c as (select ${DB_NOW} as now),
           t as (insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
                 select ?, v.kind, v.subject, array[c.now], to_timestamp((c.now + v.window_ms) / 1000.0)

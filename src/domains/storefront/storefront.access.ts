@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { inTransaction } from '../../core/tx.js';
-import { executePrepared } from '../../db/prepared.js';
+import { executePrepared, executePreparedIn } from '../../db/prepared.js';
 import { LIMIT_WINDOWS, storefrontSettings, type StorefrontSettings } from '../stores/store.storefront.js';
 import { storefrontKeyOf } from './storefront-keys.service.js';
 import { takeReadSlot } from './storefront-limits.js';
@@ -44,9 +44,9 @@ export function openStoreOf(ctx: Ctx, row: OpenStoreRow): OpenStore {
   return { id: row.id, slug: row.slug, name: row.name, currency: row.currency, logoUrl: row.logo_url, settings: storefrontSettings(row.storefront, ctx.deps.config) };
 }
 
-/** Reads go through named prepared statements outside a transaction (planned once per connection). */
+/** Reads are named prepared statements (planned once per connection), in the caller's transaction where it has one. */
 export function storefrontRead<T>(ctx: Ctx, sql: string, params: unknown[]): Promise<T[]> {
-  return inTransaction(ctx) ? ctx.em.execute<T[]>(sql, params) : executePrepared<T>(ctx.em as EntityManager, sql, params);
+  return inTransaction(ctx) ? executePreparedIn<T>(ctx.em as EntityManager, sql, params) : executePrepared<T>(ctx.em as EntityManager, sql, params);
 }
 
 export async function findOpenStore(ctx: Ctx, ref: string): Promise<OpenStore> {

@@ -6,7 +6,7 @@ import { e164Phone } from '../../lib/phone.js';
 import type { PromoOutcome, PricedLine } from '../promos/promo.service.js';
 import type { DeliveryType } from '../shipping/shipping.entity.js';
 import { optionsOf, PUBLISHED_METHODS, type PublishedMethod, type ShippingOption } from '../shipping/shipping.service.js';
-import type { OpenStore } from './storefront.access.js';
+import { storefrontRead, type OpenStore } from './storefront.access.js';
 import { checkState, SHOP_COUNTRY } from './storefront.catalog.js';
 import type { CartPriceType, CartProblemType } from './storefront.types.js';
 
@@ -77,9 +77,10 @@ export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, j
   const refs = [...new Set(cart.items.map((i) => i.productId))];
   // In an order's transaction the products are share-locked: none is deleted or repriced under it.
   // The shipping methods are read by the same statement (one round trip), after the products.
-  const [read] = await ctx.em.execute<Array<{ products: ProductFacts[]; methods: PublishedMethod[] | null; alongside?: unknown }>>(
+  const [read] = await storefrontRead<{ products: ProductFacts[]; methods: PublishedMethod[] | null; alongside?: unknown }>(
+    ctx,
     `select (select coalesce(jsonb_agg(to_jsonb(p)), '[]') from (select id, slug, name, price, stock, allow_backorder, status from products
-               where store_id = ? and (id in (?) or slug in (?))${inTransaction(ctx) ? ' for share' : ''}) p) as products,
+               where store_id = ? and (id = any(?::text[]) or slug = any(?::text[]))${inTransaction(ctx) ? ' for share' : ''}) p) as products,
             ${shipping ? `(select coalesce(jsonb_agg(to_jsonb(m) order by m.id), '[]') from (${PUBLISHED_METHODS}) m)` : 'null'} as methods${alongside ? `,\n            ${alongside.sql} as alongside` : ''}`,
     [store.id, refs, refs, ...(shipping ? [store.id] : []), ...(alongside?.params ?? [])],
   );
