@@ -169,7 +169,7 @@ export async function noteStatusChange(tx: TxCtx, write: OrderWrite): Promise<vo
   await (tx.em as EntityManager).execute(
     `insert into order_status_history (order_id, at, status_id, name, kind)
      select ?, ?, id, name, kind from order_statuses where id = ?`,
-    [o.id, new Date(write.previous ? o.updatedAt : o.createdAt), o.statusId],
+    [o.id, new Date(o.updatedAt), o.statusId],
   );
 }
 
