@@ -16,9 +16,10 @@ before(async () => {
   A = await startTestService(LIMITS);
   api = client(A.url);
 });
+const defaultApi = () => api;
 after(() => A.close());
 
-async function shop(readsPerAddress = 100000) {
+async function shop(readsPerAddress = 100000, api = defaultApi()) {
   const owner = await signup(api, 'Owner');
   const created = await api('POST', '/v1/stores', { token: owner.token, body: { name: 'Revalidated' } });
   assert.equal(created.status, 201, created.text);
@@ -122,22 +123,41 @@ describe('storefront: revalidation from memory', () => {
   });
 
   test('the 304 answered before routing carries what the routed one does; a token or a key still takes the route', async () => {
-    const s = await shop();
-    await api('PATCH', `/v1/stores/${s.storeId}`, { token: s.token, body: { storefront: { allowedOrigins: ['https://shop.example'] } } });
-    const path = `/v1/storefront/${s.slug}/products/${s.productId}`;
-    const etag = (await get(A.url, path)).headers.get('etag')!;
-    assert.equal((await get(A.url, path, etag)).status, 304);
     const headersOf = (r: Response) =>
       Object.fromEntries([...r.headers].filter(([name]) => !['date', 'x-request-id', 'connection', 'keep-alive'].includes(name)).sort(([a], [b]) => a.localeCompare(b)));
-    for (const origin of [{}, { origin: 'https://shop.example' }, { origin: 'https://elsewhere.example' }] as Record<string, string>[]) {
-      // Anonymous: from memory before the router. With a member's token: through the route (the token is checked first).
-      const early = await get(A.url, path, etag, origin);
-      const routed = await get(A.url, path, etag, { ...origin, authorization: `Bearer ${s.token}` });
-      assert.equal(early.status, 304);
-      assert.equal(routed.status, 304);
-      assert.deepEqual(headersOf(early), headersOf(routed), JSON.stringify(origin));
-      assert.match(early.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-      assert.equal((await get(A.url, path, etag, { ...origin, 'x-request-id': 'shop-42' })).headers.get('x-request-id'), 'shop-42');
+    /** Anonymous: from memory before the router. With a member's token: through the route (the token is checked first). */
+    const compare = async (base: string, s: Awaited<ReturnType<typeof shop>>, what: string) => {
+      const path = `/v1/storefront/${s.slug}/products/${s.productId}`;
+      const etag = (await get(base, path)).headers.get('etag')!;
+      assert.equal((await get(base, path, etag)).status, 304);
+      for (const origin of [{}, { origin: 'https://shop.example' }, { origin: 'https://elsewhere.example' }] as Record<string, string>[]) {
+        const early = await get(base, path, etag, origin);
+        const routed = await get(base, path, etag, { ...origin, authorization: `Bearer ${s.token}` });
+        assert.equal(early.status, 304);
+        assert.equal(routed.status, 304);
+        assert.deepEqual(headersOf(early), headersOf(routed), `${what} ${JSON.stringify(origin)}`);
+        assert.match(early.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+        assert.equal((await get(base, path, etag, { ...origin, 'x-request-id': 'shop-42' })).headers.get('x-request-id'), 'shop-42');
+      }
+      return { path, etag };
+    };
+    const open = await shop();
+    await compare(A.url, open, 'no list');
+    const listed = await shop();
+    await api('PATCH', `/v1/stores/${listed.storeId}`, { token: listed.token, body: { storefront: { allowedOrigins: ['https://shop.example'] } } });
+    const { path, etag } = await compare(A.url, listed, 'a list');
+    // A (tests default to SOUK_CORS_ORIGINS=*) runs the members' CORS plugin, which varies every answer
+    // by Origin; in production without SOUK_CORS_ORIGINS it is off. Both ways the two 304s agree.
+    // Its own database: the embedded one is a single process's.
+    const B = await startTestService({ ...LIMITS, NODE_ENV: 'production', SOUK_SECRET_KEY: 'a'.repeat(64) });
+    try {
+      const apiB = client(B.url);
+      await compare(B.url, await shop(100000, apiB), 'production without SOUK_CORS_ORIGINS, no list');
+      const listedB = await shop(100000, apiB);
+      await apiB('PATCH', `/v1/stores/${listedB.storeId}`, { token: listedB.token, body: { storefront: { allowedOrigins: ['https://shop.example'] } } });
+      await compare(B.url, listedB, 'production without SOUK_CORS_ORIGINS, a list');
+    } finally {
+      await B.close();
     }
     const refused = await get(A.url, path, etag, { authorization: 'Bearer not-a-token' });
     assert.equal(refused.status, 401);

@@ -205,10 +205,18 @@ function trustOf(config: Deps['config']): ((address: string, hop: number) => boo
   return config.trustProxy.length ? proxyAddr.compile(config.trustProxy) : false;
 }
 
+/** The CORS plugin, where it is on (SOUK_CORS_ORIGINS), varies every answer by Origin: an early one too. */
+function varyByOrigin(headers: Record<string, string>): Record<string, string> {
+  const vary = headers.vary;
+  if (vary && /(^|,)\s*origin\s*(,|$)/i.test(vary)) return headers;
+  return { ...headers, vary: vary ? `${vary}, Origin` : 'Origin' };
+}
+
 /** Writes an early answer with its request id, and logs and counts it as the request hooks do a routed one. */
 function sendEarly(deps: Deps, req: IncomingMessage, res: ServerResponse, answer: EarlyAnswer, started: number): void {
   const reqId = requestId(req);
-  res.writeHead(answer.status, { 'x-request-id': reqId, ...answer.headers });
+  const headers = deps.config.corsOrigins.length ? varyByOrigin(answer.headers) : answer.headers;
+  res.writeHead(answer.status, { 'x-request-id': reqId, ...headers });
   res.end();
   const ms = performance.now() - started;
   deps.metrics?.request('GET', answer.route, answer.status, ms / 1000);
