@@ -384,6 +384,7 @@ export async function createHttpServer(deps: Deps, schema: GraphQLSchema): Promi
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     context: requestContext,
+    release: (req) => contexts.delete(req),
     formatError: formatGraphQLError,
   });
 
