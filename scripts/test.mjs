@@ -33,7 +33,7 @@ writeFileSync(join(dir, 'key.pem'), pems.private, { mode: 0o600 });
 console.log(`souk tests: ${(only.length ? only : files).length} files against ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}`);
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec',
+  ['--import', 'tsx', '--test', `--test-concurrency=${process.env.SOUK_TEST_CONCURRENCY ?? 2}`, '--test-reporter=spec',
     // A test that hangs fails with its name instead of holding the run until CI's deadline, and a
     // file whose tests are done ends even if a handle leaked (test/lifecycle.test.ts checks that a
     // service's close releases its own).

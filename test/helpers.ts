@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startService, type Service } from '../src/service.js';
+import type { Module } from '../src/core/module.js';
 import { contractMismatch } from './contract.js';
 
 export interface TestService {
@@ -46,7 +47,7 @@ function replicaUrl(url: string, port: string): string {
   return u.toString();
 }
 
-export async function startTestService(env: Record<string, string> = {}, reuse?: { databaseUrl: string | null; dataDir: string }): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, reuse?: { databaseUrl: string | null; dataDir: string }, modules?: readonly Module[]): Promise<TestService> {
   const db = reuse ? { url: reuse.databaseUrl, async drop() {} } : await freshDatabase();
   const dataDir = reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'souk-test-'));
   const config = loadConfig({
@@ -63,7 +64,7 @@ export async function startTestService(env: Record<string, string> = {}, reuse?:
     ...(db.url && process.env.SOUK_TEST_REPLICA_PORT ? { SOUK_DATABASE_REPLICA_URLS: replicaUrl(db.url, process.env.SOUK_TEST_REPLICA_PORT) } : {}),
     ...env,
   });
-  const service = await startService(config);
+  const service = await startService(config, modules ? { modules } : {});
   return {
     service,
     url: service.url,

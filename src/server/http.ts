@@ -234,10 +234,16 @@ function serverWithEarlyAnswers(deps: Deps, answerers: EarlyAnswerer[], trust: R
     const server = createServer(opts.http ?? {}, (req, res) => {
       if (req.method === 'GET' && !closing()) {
         const started = performance.now();
-        const ip = (trust ? proxyAddr(req, trust) : req.socket.remoteAddress) ?? '';
-        for (const early of answerers) {
-          const answer = early(req, ip);
-          if (answer) return sendEarly(deps, req, res, answer, started);
+        try {
+          const ip = (trust ? proxyAddr(req, trust) : req.socket.remoteAddress) ?? '';
+          for (const early of answerers) {
+            const answer = early(req, ip);
+            if (answer) return sendEarly(deps, req, res, answer, started);
+          }
+        } catch (err) {
+          // An early answer is an optimization: whatever went wrong, the router answers instead.
+          if (res.headersSent) return void res.destroy();
+          deps.log.error({ err }, 'an early answer failed; routing the request');
         }
       }
       handler(req, res);
