@@ -2,8 +2,7 @@ import { isIP } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
-import { inTransaction } from '../../core/tx.js';
-import { executePrepared, executePreparedIn } from '../../db/prepared.js';
+import { executePreparedWhere } from '../../db/prepared.js';
 import { LIMIT_WINDOWS, storefrontSettings, type StorefrontSettings } from '../stores/store.storefront.js';
 import { storefrontKeyOf } from './storefront-keys.service.js';
 import { takeReadSlot } from './storefront-limits.js';
@@ -46,7 +45,7 @@ export function openStoreOf(ctx: Ctx, row: OpenStoreRow): OpenStore {
 
 /** Reads are named prepared statements (planned once per connection), in the caller's transaction where it has one. */
 export function storefrontRead<T>(ctx: Ctx, sql: string, params: unknown[]): Promise<T[]> {
-  return inTransaction(ctx) ? executePreparedIn<T>(ctx.em as EntityManager, sql, params) : executePrepared<T>(ctx.em as EntityManager, sql, params);
+  return executePreparedWhere<T>(ctx.em as EntityManager, sql, params);
 }
 
 export async function findOpenStore(ctx: Ctx, ref: string): Promise<OpenStore> {
