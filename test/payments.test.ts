@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import { assertProblem, client, memberWithRole, ownerWithStore, type Api, type TestService, startTestService } from './helpers.js';
+import { assertProblem, client, memberWithRole, ownerWithStore, type Api, type TestService, startTestService, until } from './helpers.js';
 import { startFakeChargily, type FakeChargily } from './fakes/chargily.js';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.js';
 import { freePort, integrationStatus, paymentShop, type PaymentShop } from './payment-integration.js';
@@ -618,6 +618,13 @@ describe('cash on delivery', () => {
   });
 });
 
+/** Resolves once the fake Stripe has received a request on each of `paths` with the store's key, counted from `from`. */
+function atProvider(s: Shop, from: number, paths: string[]): Promise<true> {
+  return until(`the provider to receive ${paths.join(' and ')}`, () =>
+    paths.every((path) => stripe.requests.slice(from).some((r) => r.path === path && r.headers.authorization === `Bearer ${s.stripeKey}`)) || null,
+  );
+}
+
 describe('a store deleted while its payments talk to the provider', () => {
   test('checkouts and refunds in flight answer 404 or 409, never a 5xx; the delete answers 204', async () => {
     const rounds = await Promise.all(
@@ -633,9 +640,10 @@ describe('a store deleted while its payments talk to the provider', () => {
       // Each round: a refund and a checkout wait on the provider while the store is deleted.
       const answers = await Promise.all(
         rounds.map(async ({ s, order, second }) => {
+          const from = stripe.requests.length;
           const refund = api('POST', `${pay(order.id)}/refund`, { token: s.token, body: { amount: 10 } });
           const started = checkout(s, second.id, 'stripe');
-          await new Promise((r) => setTimeout(r, 150));
+          await atProvider(s, from, ['/v1/refunds', '/v1/checkout/sessions']);
           const deleted = await api('DELETE', `/v1/stores/${s.storeId}`, { token: s.token });
           return { refund: await refund, checkout: await started, deleted };
         }),
@@ -646,6 +654,26 @@ describe('a store deleted while its payments talk to the provider', () => {
       }
     } finally {
       stripe.delayMs = 0;
+    }
+  });
+
+  test('a provider refusal that comes back after the store is gone answers 404, not the refusal', async () => {
+    const s = await shop();
+    const { order } = await stripePaid(s, 100);
+    const second = await newOrder(s, 300);
+    stripe.delayMs = 300;
+    stripe.failNext.push({ status: 400, body: { error: { type: 'invalid_request_error', message: 'refused' } } }, { status: 400, body: { error: { type: 'invalid_request_error', message: 'refused' } } });
+    try {
+      const from = stripe.requests.length;
+      const refund = api('POST', `${pay(order.id)}/refund`, { token: s.token, body: { amount: 10 } });
+      const started = checkout(s, second.id, 'stripe');
+      await atProvider(s, from, ['/v1/refunds', '/v1/checkout/sessions']);
+      assert.equal((await api('DELETE', `/v1/stores/${s.storeId}`, { token: s.token })).status, 204);
+      assertProblem(await refund, 404, 'NOT_FOUND');
+      assertProblem(await started, 404, 'NOT_FOUND');
+    } finally {
+      stripe.delayMs = 0;
+      stripe.failNext.length = 0;
     }
   });
 });

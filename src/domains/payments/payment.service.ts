@@ -261,6 +261,12 @@ async function loadPayment(ctx: Ctx, id: string): Promise<Payment> {
   return p;
 }
 
+/**
+ * A payment or refund row that went with its order or store while the provider was called: the
+ * store's deletion may also have taken its secrets, so the provider's refusal says nothing.
+ */
+const goneMeanwhile = () => notFound('order');
+
 /** Records what the provider said of the store's credentials: a refusal marks the integration `error`, a success `active`. */
 async function noteProviderOutcome(ctx: Ctx, storeId: string, err: unknown): Promise<void> {
   if (!err) await markIntegration(ctx, storeId, 'payments', { ok: true });
@@ -288,7 +294,8 @@ async function createProviderCheckout(ctx: Ctx, payment: Payment): Promise<void>
       settings.secrets,
     );
   } catch (err) {
-    await ctx.em.execute('update payments set claimed_until = null where id = ?', [payment.id]);
+    const released = await ctx.em.execute<Array<{ id: string }>>('update payments set claimed_until = null where id = ? returning id', [payment.id]);
+    if (!released.length) throw goneMeanwhile();
     await noteProviderOutcome(ctx, payment.storeId, err);
     throw err;
   }
@@ -613,6 +620,8 @@ async function sendRefund(ctx: Ctx, refund: PaymentRefund, payment: Payment): Pr
     );
   } catch (err) {
     await transaction(ctx, (tx) => applyRefundReport(tx, refund.id, { state: 'failed' }));
+    const [kept] = await ctx.em.execute('select 1 from payment_refunds where id = ?', [refund.id]);
+    if (!kept) throw goneMeanwhile();
     await noteProviderOutcome(ctx, payment.storeId, err);
     throw err;
   }
