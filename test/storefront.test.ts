@@ -580,6 +580,28 @@ describe('storefront: the merchant’s defences and bad input', () => {
     assert.deepEqual(seen.filter(blocklistRead), [], 'a store that blocks nobody: no blocklist statement');
   });
 
+  test('the common checkout (no code, a store that blocks nobody) is three statements and no transaction', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 1000, stock: 100 });
+    await shipping(s);
+    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663000011' }) })).status, 201);
+    let placed: any;
+    const seen = await statementsOf(svc, async () => {
+      placed = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }], { customerPhone: '0663000012' }) });
+    });
+    assert.equal(placed.status, 201, placed.text);
+    if (process.env.SHOW_STATEMENTS) console.log(seen.join('\n---\n'));
+    // The store; the cart with the shopper's record; the limits, the duplicate key and the order with its event.
+    assert.equal(seen.length, 3, seen.join('\n---\n'));
+    assert.ok(!seen.some((q) => /^\s*(begin|commit)\b/i.test(q)), seen.join('\n---\n'));
+    const [row] = await svc.service.deps.orm.em.fork().getConnection().execute('select items, total, customer_phone, risk from orders where id = ?', [placed.body.order.id]);
+    assert.equal(row.customer_phone, '+213663000012');
+    // Two at 1000 and the table's 400 for state 16, home; stored in minor units.
+    assert.equal(placed.body.order.total, 2400);
+    assert.equal(Number(row.total), 240000);
+    assert.ok(row.risk.reasons.some((r: any) => r.code === 'FIRST_ORDER'));
+  });
+
   test('every body field is bounded: 400 at its path, nothing written', async () => {
     const s = await shop();
     const a = await product(s, { name: 'A', price: 100, stock: 100 });

@@ -90,6 +90,20 @@ export async function recordRealtimeEvent(ctx: Ctx, e: { storeId: string; event:
 }
 
 /**
+ * A write and its event in one statement: `ctes` (bindings `params`) write the record, `written`
+ * names the CTE whose rows say it happened, `data` is an SQL payload instead of the record's, and
+ * `check` a select-list expression (no bindings) evaluated last, over every CTE: one that raises
+ * undoes the whole statement.
+ */
+export interface EventWrite {
+  ctes: string;
+  params: unknown[];
+  written: string;
+  data?: string;
+  check?: string;
+}
+
+/**
  * A write and its event as one statement, outside any transaction (it commits alone): the
  * caller's CTEs (`write.ctes`, bindings `write.params`), of which `write.written` returns one row
  * when the write was made; then, only in that case, the sequence row, the event row, a delivery
@@ -102,7 +116,7 @@ export async function recordRealtimeEvent(ctx: Ctx, e: { storeId: string; event:
  */
 export async function writeWithEvent(
   ctx: Ctx,
-  write: { ctes: string; params: unknown[]; written: string; data?: string },
+  write: EventWrite,
   e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
 ): Promise<CommittedEvent | null> {
   if (inTransaction(ctx)) throw new Error('writeWithEvent commits on its own: it cannot join a transaction');
@@ -115,7 +129,7 @@ export async function writeWithEvent(
  */
 export async function writeWithEventIn(
   tx: TxCtx,
-  write: { ctes: string; params: unknown[]; written: string; data?: string },
+  write: EventWrite,
   e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
 ): Promise<CommittedEvent | null> {
   return runWriteWithEvent(tx, write, e, (sql, params) => executePreparedIn(tx.em as EntityManager, sql, params), (run) => tx.afterCommit.push(run));
@@ -123,7 +137,7 @@ export async function writeWithEventIn(
 
 async function runWriteWithEvent(
   ctx: Ctx,
-  write: { ctes: string; params: unknown[]; written: string; data?: string },
+  write: EventWrite,
   e: Omit<DomainEvent, 'record'> & { record?: DomainEvent['record'] },
   execute: (sql: string, params: unknown[]) => Promise<Array<{ seq: string | number | null; at: Date | string | null; hooks: string | number; data?: Record<string, unknown> }>>,
   committed: (run: () => void) => void,
@@ -151,10 +165,10 @@ async function runWriteWithEvent(
 /** The text of a `writeWithEvent` statement: the same for every call with the same CTEs and flags, so built once. */
 const writeWithEventTexts = new WeakMap<Deps, Map<string, string[]>>();
 
-function writeWithEventSql(deps: Deps, write: { ctes: string; written: string; data?: string }, deliver: boolean, notify: boolean): string {
+function writeWithEventSql(deps: Deps, write: EventWrite, deliver: boolean, notify: boolean): string {
   let byCtes = writeWithEventTexts.get(deps);
   if (!byCtes) writeWithEventTexts.set(deps, (byCtes = new Map()));
-  const key = write.data ? `${write.ctes}\n${write.data}` : write.ctes;
+  const key = `${write.ctes}\n${write.data ?? ''}\n${write.check ?? ''}`;
   let texts = byCtes.get(key);
   if (!texts) byCtes.set(key, (texts = []));
   const slot = (deliver ? 2 : 0) + (notify ? 1 : 0);
@@ -175,7 +189,7 @@ function writeWithEventSql(deps: Deps, write: { ctes: string; written: string; d
      select (select seq from e) as seq,
             (select at from s) as at,
             ${notifiedColumn(notify)} as notified,
-            ${deliver ? '(select count(*) from h)' : '0'} as hooks${deliver && notify ? `,\n            ${deliveryNotifyColumn('h')} as woke` : ''}${write.data ? ',\n            (select data from e) as data' : ''}`;
+            ${deliver ? '(select count(*) from h)' : '0'} as hooks${deliver && notify ? `,\n            ${deliveryNotifyColumn('h')} as woke` : ''}${write.data ? ',\n            (select data from e) as data' : ''}${write.check ? `,\n            ${write.check} as checked` : ''}`;
   return texts[slot];
 }
 

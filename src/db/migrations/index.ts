@@ -25,6 +25,7 @@ import { Migration20261129060000_inventory_delta_keys } from './Migration2026112
 import { Migration20261129060000_store_invites } from './Migration20261129060000_store_invites.js';
 import { Migration20261129060000_suppliers } from './Migration20261129060000_suppliers.js';
 import { Migration20261129090000_catalog_notify } from './Migration20261129090000_catalog_notify.js';
+import { Migration20261129120000_storefront_order_keys } from './Migration20261129120000_storefront_order_keys.js';
 
 /** Committed migrations, in order; each runs once, at start. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129060000_store_invites', class: Migration20261129060000_store_invites },
   { name: 'Migration20261129060000_suppliers', class: Migration20261129060000_suppliers },
   { name: 'Migration20261129090000_catalog_notify', class: Migration20261129090000_catalog_notify },
+  { name: 'Migration20261129120000_storefront_order_keys', class: Migration20261129120000_storefront_order_keys },
 ];

@@ -1,15 +1,16 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderStatus, type OrderItem, type OrderRisk, type ShippingAddress } from './order.entity.js';
 import type { OrderType } from './order.types.js';
 import type { Ctx } from '../../core/context.js';
 import { conflict, notFound } from '../../core/errors.js';
-import { lockStore, transaction, type TxCtx } from '../../core/tx.js';
+import { inTransaction, isRetryable, lockStore, transaction, type TxCtx } from '../../core/tx.js';
 import { newId } from '../../lib/ids.js';
 import { totalOf } from './order.money.js';
 import { NEW_ORDER_DEFAULTS, forgetDefaults, readDefaults, rememberedDefaults, type NewOrderDefaultsRow } from './order.new.js';
 import { orderWritten } from './order.hooks.js';
 import { orderView } from './order.view.js';
-import { writeWithEventIn } from '../../events/outbox.js';
+import { writeWithEvent, writeWithEventIn } from '../../events/outbox.js';
 import { insertSelect } from '../../db/insert.js';
 import { newPaymentToken } from './payment-token.js';
 import { changeOrder, lockOrder, orderInserted, setStatus } from './order.service.js';
@@ -44,28 +45,18 @@ export interface PricedOrder {
 }
 
 /**
- * What the storefront writes with a priced order, in the order's insert statement: SQL over the
- * CTEs `o` (the inserted order: id, status_id, created_at) and `d` (its store's defaults: currency,
- * status_id, slug, name of the first status of kind `new`), with its bindings.
+ * What the storefront writes with a priced order, in the order's insert statement: CTE definitions
+ * (`name as (...)`, comma-separated) over `o` (the inserted order: id, status_id, created_at) and
+ * `d` (its store's defaults: currency, status_id, slug, name of the first status of kind `new`),
+ * with their bindings.
  */
 export interface WrittenWithOrder {
-  cte: string;
+  ctes: string;
   params: unknown[];
 }
 
-/** Statement texts by companion CTE (the same text every time: the statement's cache key). */
-const pricedInsertTexts = new Map<string, string>();
-const guessedInsertCtes = new Map<string, string>();
-
-/**
- * Inserts a priced order in the store's first status of kind `new`, with its event, webhooks and
- * hooks as any new order; returns it and its token (shown once, to the customer). `withOrder` is
- * written by the insert's statement. The store's defaults are the ones its last order read, checked
- * (and locked, as `newOrderDefaults` locks them) by that statement, which then records the event
- * too: one round trip. A guess that no longer holds writes nothing, and the defaults are read (and
- * locked) by the insert's statement, the event recorded by the next.
- */
-export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder, withOrder?: WrittenWithOrder): Promise<{ order: OrderType; entity: Order; statusName: string; token: string }> {
+/** The order entity a priced order becomes, and its payment token (shown once, to the customer). */
+function pricedOrderEntity(storeId: string, o: PricedOrder): { order: Order; token: ReturnType<typeof newPaymentToken> } {
   const token = newPaymentToken();
   const order = Object.assign(new Order(), {
     id: o.id,
@@ -88,9 +79,26 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
     paymentTokenHash: token.hash,
   });
   order.total = totalOf(order);
+  return { order, token };
+}
+
+/** Statement texts by companion CTE (the same text every time: the statement's cache key). */
+const pricedInsertTexts = new Map<string, string>();
+const guessedInsertCtes = new Map<string, string>();
+
+/**
+ * Inserts a priced order in the store's first status of kind `new`, with its event, webhooks and
+ * hooks as any new order; returns it and its token (shown once, to the customer). `withOrder` is
+ * written by the insert's statement. The store's defaults are the ones its last order read, checked
+ * (and locked, as `newOrderDefaults` locks them) by that statement, which then records the event
+ * too: one round trip. A guess that no longer holds writes nothing, and the defaults are read (and
+ * locked) by the insert's statement, the event recorded by the next.
+ */
+export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrder, withOrder?: WrittenWithOrder): Promise<{ order: OrderType; entity: Order; statusName: string; token: string }> {
+  const { order, token } = pricedOrderEntity(storeId, o);
   const em = tx.em as EntityManager;
-  const key = withOrder?.cte ?? '';
-  const companion = withOrder ? `,\n          w as (${withOrder.cte})` : '';
+  const key = withOrder?.ctes ?? '';
+  const companion = withOrder ? `,\n          ${withOrder.ctes}` : '';
   const guess = rememberedDefaults(storeId);
   if (guess) {
     Object.assign(order, { currency: guess.currency, statusId: guess.statusId, status: guess.status });
@@ -131,6 +139,83 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
   Object.assign(order, { currency: d.currency, statusId: d.statusId, status: d.status });
   const view = await orderInserted(tx, order, { inbound: false, statusKind: 'new' });
   return { order: view, entity: order, statusName: d.statusName, token: token.token };
+}
+
+/**
+ * What must hold for a priced order written alone (`insertPricedOrderAlone`): CTE definitions the
+ * caller's domain writes or reads first (named other than d, ok, o, s, e, h, j and its companion's),
+ * with their bindings; `holds`, a condition over them (bindings `holdsParams`); `why`, a jsonb
+ * expression over them that the caller reads when the statement was undone.
+ */
+export interface OrderGuard {
+  ctes: string;
+  params: unknown[];
+  holds: string;
+  holdsParams: unknown[];
+  why: string;
+}
+
+export type PlacedOrder = { order: OrderType; entity: Order; statusName: string; token: string };
+
+/**
+ * A priced order as one statement outside any transaction, as the members' one-statement create
+ * writes theirs (order.one-statement.ts): only in a store whose defaults its last order read, and
+ * that no module follows orders of. The guard's CTEs run first; the order is inserted only if the
+ * guard holds and the defaults still do, and a statement that inserted nothing is undone whole
+ * (`souk_undo_unless`), the guard's own writes with it: then `undone` is the guard's `why`. Null
+ * when it does not apply or lost a race to a deadlock: the caller's transaction writes the order.
+ */
+export async function insertPricedOrderAlone(ctx: Ctx, storeId: string, o: PricedOrder, guard: OrderGuard, withOrder: WrittenWithOrder): Promise<{ placed: PlacedOrder } | { undone: unknown } | null> {
+  const guess = rememberedDefaults(storeId);
+  if (!guess || inTransaction(ctx)) return null;
+  if (ctx.deps.modules.some((m) => m.onOrderWritten && (m.followsOrders?.(ctx.deps, storeId) ?? true))) return null;
+  const { order, token } = pricedOrderEntity(storeId, o);
+  Object.assign(order, { currency: guess.currency, statusId: guess.statusId, status: guess.status });
+  const view = orderView(order);
+  const insert = insertSelect(ctx.em as EntityManager, Order, order);
+  const key = `${guard.ctes}\n${guard.holds}\n${withOrder.ctes}`;
+  let ctes = aloneInsertCtes.get(key);
+  if (!ctes) {
+    ctes = `${guard.ctes},
+          d as materialized (${NEW_ORDER_DEFAULTS}),
+          ok as (select 1 from d where currency = ? and status_id = ? and slug = ? and coalesce(name, slug) = ? and ${guard.holds}),
+          o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id, status_id, created_at),
+          ${withOrder.ctes}`;
+    aloneInsertCtes.set(key, ctes);
+  }
+  try {
+    const recorded = await writeWithEvent(
+      ctx,
+      {
+        ctes,
+        params: [...guard.params, storeId, guess.currency, guess.statusId, guess.status, guess.statusName, ...guard.holdsParams, ...insert.params, ...withOrder.params],
+        written: 'o',
+        check: `souk_undo_unless(exists(select 1 from o), ${guard.why})`,
+      },
+      { storeId, event: 'orderCreated', record: view, inbound: false },
+    );
+    if (!recorded) return null;
+  } catch (err) {
+    const undone = undoneWhy(err);
+    if (undone !== undefined) return { undone };
+    if (isRetryable(err)) return null;
+    throw err;
+  }
+  return { placed: { order: view, entity: order, statusName: guess.statusName, token: token.token } };
+}
+
+const aloneInsertCtes = new Map<string, string>();
+
+/** The `why` of a statement `souk_undo_unless` undid (SQLSTATE SK001), or undefined for any other error. */
+function undoneWhy(err: unknown): unknown {
+  const e = err as { code?: unknown; detail?: unknown } | null;
+  if (e?.code !== 'SK001' || typeof e.detail !== 'string') return undefined;
+  return JSON.parse(e.detail);
+}
+
+/** A cart's products and quantities as the duplicate check compares them (whatever the order of its lines), hashed: a key for a row. */
+export function cartItemsKey(items: ReadonlyArray<{ productId: string | null; quantity: number }>): string {
+  return createHash('sha256').update(itemsKey(items)).digest('base64url');
 }
 
 export type { OrderRisk };

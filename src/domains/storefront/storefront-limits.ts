@@ -46,49 +46,53 @@ const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
  */
 export async function takeCheckoutSlot(tx: EntityManager, storeId: string, kind: 'address' | 'phone', subject: string, rule: LimitRule): Promise<void> {
   const key = kind === 'address' ? addressSubject(subject) : subject;
-  const [row] = await tx.execute<Array<{ hits: Array<string | number> }>>(
-    `with c as (select ${DB_NOW} as now)
-     insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
-     select ?, ?, ?, array[c.now], to_timestamp((c.now + ?) / 1000.0) from c
-     on conflict (store_id, kind, subject) do update
-       set hits = array(select t from unnest(h.hits) as t where t > excluded.hits[1] - ? order by t) || excluded.hits[1],
-           expires_at = excluded.expires_at
-     returning hits`,
-    [storeId, kind, key, rule.windowMs, rule.windowMs],
+  const [row] = await tx.execute<Array<{ slot: Slot }>>(
+    `with c as (select ${DB_NOW} as now),
+          t as (insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
+                select ?, ?, ?, array[c.now], to_timestamp((c.now + ?) / 1000.0) from c
+                on conflict (store_id, kind, subject) do update
+                  set hits = array(select t from unnest(h.hits) as t where t > excluded.hits[1] - ? order by t) || excluded.hits[1],
+                      expires_at = excluded.expires_at
+                returning hits)
+     select ${SLOT.replace(/\$max/g, '?::int')} as slot from t`,
+    [storeId, kind, key, rule.windowMs, rule.windowMs, rule.max, rule.max],
   );
-  judge(row.hits.map(Number), rule);
-}
-
-/** The refusal a subject's hits (oldest first, the one just taken last) call for under its rule, if any. */
-function judge(hits: number[], rule: LimitRule): void {
-  // The clock is read before the row's lock is waited for: a checkout that committed meanwhile
-  // may hold a later hit than this one's, and the wait counts from the latest.
-  const now = Math.max(...hits);
-  const before = hits.length - 1;
-  if (before < rule.max) return;
-  // The window admits one more once the oldest `before - max + 1` checkouts have left it.
-  throw refusal(hits[before - rule.max] + rule.windowMs - now);
+  judge(row.slot, rule);
 }
 
 /**
- * A checkout's address and phone slots in one statement, as `takeCheckoutSlot` takes each: the
- * rows are written address first (the lock order every checkout keeps) and stay locked to the
- * end of the transaction; the address is judged first. `then` (a select-list expression and its
- * bindings, as a lock the checkout takes next) is evaluated by the same statement once both rows
- * are written, and only when both slots are granted: what a second statement would do, without
- * its round trip.
+ * What a checkout's slot needs of its subject's log, computed where the log is: a store's log holds
+ * up to its limit (thousands, for a limit set that high), and shipping it to be judged here cost
+ * every checkout time in proportion. `$max` stands for the rule's limit.
  */
-export async function takeCheckoutSlots(
-  tx: EntityManager,
-  storeId: string,
-  address: string,
-  phone: string,
-  rules: { address: LimitRule; phone: LimitRule },
-  then?: { sql: string; params: unknown[] },
-): Promise<void> {
-  const [row] = await executePreparedIn<{ slots: Array<{ kind: 'address' | 'phone'; hits: Array<string | number> }> }>(
-    tx,
-    `with c as (select ${DB_NOW} as now),
+const SLOT = `jsonb_build_object('before', cardinality(hits) - 1, 'now', (select max(x) from unnest(hits) as x),
+                     'oldest', case when cardinality(hits) - 1 >= $max then hits[cardinality(hits) - $max] end)`;
+
+/** A subject's log as judged: the checkouts before this one in the window, the latest hit, and the one whose leaving frees a slot. */
+export interface Slot {
+  before: number;
+  now: string | number;
+  oldest: string | number | null;
+}
+
+/** The refusal a subject's slot calls for under its rule, if any. */
+function judge(slot: Slot, rule: LimitRule): void {
+  if (slot.before < rule.max) return;
+  // The clock is read before the row's lock is waited for: a checkout that committed meanwhile
+  // may hold a later hit than this one's, and the wait counts from the latest. The window admits
+  // one more once the oldest `before - max + 1` checkouts have left it.
+  throw refusal(Number(slot.oldest) + rule.windowMs - Number(slot.now));
+}
+
+/**
+ * The CTEs that take a checkout's address and phone slots, as `takeCheckoutSlot` takes each, with
+ * their bindings: the rows are written address first (the lock order every checkout keeps) and stay
+ * locked to the end of the transaction. `g` (materialized, so both rows are written before anything
+ * reads it) holds `slots` (for `judgeSlots`) and whether both are `granted`.
+ */
+export function checkoutSlotsCtes(storeId: string, address: string, phone: string, rules: CheckoutRules): { ctes: string; params: unknown[] } {
+  return {
+    ctes: `c as (select ${DB_NOW} as now),
           t as (insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
                 select ?, v.kind, v.subject, array[c.now], to_timestamp((c.now + v.window_ms) / 1000.0)
                   from c, (values (1, 'address', ?, ?::bigint), (2, 'phone', ?, ?::bigint)) as v(ord, kind, subject, window_ms)
@@ -98,15 +102,38 @@ export async function takeCheckoutSlots(
                   set hits = array(select t from unnest(h.hits) as t
                                     where t > excluded.hits[1] - (round(extract(epoch from excluded.expires_at) * 1000)::bigint - excluded.hits[1]) order by t) || excluded.hits[1],
                       expires_at = excluded.expires_at
-                returning kind, hits)
-     -- The aggregate reads both rows before the outer select list is evaluated.
-     select a.slots${then ? `, case when a.granted then ${then.sql} end as then` : ''}
-       from (select jsonb_agg(jsonb_build_object('kind', kind, 'hits', hits)) as slots,
-                    bool_and(cardinality(hits) - 1 < case kind when 'address' then ?::int else ?::int end) as granted
-               from t) a`,
-    [storeId, addressSubject(address), rules.address.windowMs, phone, rules.phone.windowMs, ...(then?.params ?? []), rules.address.max, rules.phone.max],
+                returning kind, hits),
+          m as (select kind, hits, case kind when 'address' then ?::int else ?::int end as max from t),
+          g as materialized (select jsonb_object_agg(kind, ${SLOT.replace(/\$max/g, 'max')}) as slots, bool_and(cardinality(hits) - 1 < max) as granted from m)`,
+    params: [storeId, addressSubject(address), rules.address.windowMs, phone, rules.phone.windowMs, rules.address.max, rules.phone.max],
+  };
+}
+
+export interface CheckoutRules {
+  address: LimitRule;
+  phone: LimitRule;
+}
+
+/** The slots `checkoutSlotsCtes` took, as judged: 429 RATE_LIMITED with its wait, the address first, when either is over. */
+export function judgeSlots(slots: Record<'address' | 'phone', Slot>, rules: CheckoutRules): void {
+  for (const kind of ['address', 'phone'] as const) judge(slots[kind], rules[kind]);
+}
+
+/**
+ * A checkout's two slots in one statement (`checkoutSlotsCtes`), judged. `then` (a select-list
+ * expression and its bindings, as a lock the checkout takes next) is evaluated by the same
+ * statement once both rows are written, and only when both slots are granted: what a second
+ * statement would do, without its round trip.
+ */
+export async function takeCheckoutSlots(tx: EntityManager, storeId: string, address: string, phone: string, rules: CheckoutRules, then?: { sql: string; params: unknown[] }): Promise<void> {
+  const slots = checkoutSlotsCtes(storeId, address, phone, rules);
+  const [row] = await executePreparedIn<{ slots: Record<'address' | 'phone', Slot> }>(
+    tx,
+    `with ${slots.ctes}
+     select g.slots${then ? `, case when g.granted then ${then.sql} end as then` : ''} from g`,
+    [...slots.params, ...(then?.params ?? [])],
   );
-  for (const kind of ['address', 'phone'] as const) judge(row.slots.find((r) => r.kind === kind)!.hits.map(Number), rules[kind]);
+  judgeSlots(row.slots, rules);
 }
 
 /** How often a process shares its read counts (one statement for every subject it counted). */
@@ -360,7 +387,11 @@ export const storefrontLimitsModule: Module = {
 };
 
 /** Deletes the counters whose windows have all passed. */
+/** The same cart ordered by the same phone within this long is a duplicate (its key row lives as long). */
+export const DUPLICATE_WINDOW_MS = 10 * 60_000;
+
 export async function prune(deps: Deps): Promise<void> {
   await executePrepared(deps.orm.em, 'delete from storefront_checkout_hits where expires_at < now()', []);
+  await executePrepared(deps.orm.em, "delete from storefront_order_keys where placed_at < now() - ? * interval '1 millisecond'", [DUPLICATE_WINDOW_MS]);
   await executePrepared(deps.orm.em, 'delete from storefront_read_counts where expires_at < now()', []);
 }

@@ -1,15 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Ctx } from '../../core/context.js';
+import { primaryEm, type Ctx } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../../core/idempotency.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
-import { customerLock, customerRecordOf, customerRecordRead, insertPricedOrder, newOrderId, orderedRecently, type CustomerRecord, type OrderRisk } from '../orders/order.customer.js';
+import {
+  cartItemsKey,
+  customerLock,
+  customerRecordOf,
+  customerRecordRead,
+  insertPricedOrder,
+  insertPricedOrderAlone,
+  newOrderId,
+  orderedRecently,
+  type CustomerRecord,
+  type OrderGuard,
+  type OrderRisk,
+  type PlacedOrder,
+  type PricedOrder,
+} from '../orders/order.customer.js';
 import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.js';
 import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
 import { admit, closedStore, OPEN_STORE, openStoreOf, storefrontRead, type OpenStore, type OpenStoreRow } from './storefront.access.js';
 import { blocklistHits, blocklistHitsAny } from './storefront-blocklist.service.js';
-import { takeCheckoutSlots } from './storefront-limits.js';
-import { cartView, priceCart, shopperPhone, type CouponJudge, type PricedCart } from './storefront.pricing.js';
+import { checkoutSlotsCtes, DUPLICATE_WINDOW_MS, judgeSlots, takeCheckoutSlots, type CheckoutRules } from './storefront-limits.js';
+import { cartView, priceCart, shopperPhone, type CouponJudge, type PricedCart, type ProductFacts } from './storefront.pricing.js';
 import { FIRST_STATUS_ROW, publicOrderView } from './storefront.orders.js';
 import { checkState, readableStore, SHOP_COUNTRY } from './storefront.catalog.js';
 import type { CartInput, CartPriceType, PublicOrderType, StorefrontCheckoutType, StorefrontOrderInput } from './storefront.types.js';
@@ -27,9 +41,6 @@ export async function priceStorefrontCart(ctx: Ctx, ref: string, input: CartInpu
   const quote: CouponJudge = (code, lines) => quotePromo(ctx, store.id, code, lines, phone);
   return cartView(await priceCart(ctx, store, { ...input, customerPhone: phone }, quote));
 }
-
-/** The same cart ordered by the same phone within this long is a duplicate. */
-export const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
 /** Every blocked checkout gets this one answer, whatever matched. */
 const blocked = () => new AppError('FORBIDDEN', 'This order cannot be placed');
@@ -91,53 +102,143 @@ const cartInvalid = (cart: PricedCart) =>
  */
 const CHECKOUT_STORE = `select s.*, exists(select 1 from storefront_blocklist b where b.store_id = s.id) as blocking from (${OPEN_STORE}) s`;
 
-/** The order, written or refused as a whole. */
+const duplicateOrder = () => new AppError('DUPLICATE_ORDER', 'The same order was placed with this phone in the last 10 minutes');
+
+const checkoutRules = (store: OpenStore): CheckoutRules => ({
+  address: { max: store.settings.limits.checkoutsPerAddress, windowMs: LIMIT_WINDOWS.checkoutsPerAddress },
+  phone: { max: store.settings.limits.checkoutsPerPhone, windowMs: LIMIT_WINDOWS.checkoutsPerPhone },
+});
+
+const NO_BLOCKS = { blockedPhone: false, blockedAddress: false };
+
+/** The order a priced cart becomes. */
+function pricedOrder(orderId: string, input: StorefrontOrderInput, phone: string, address: string, cart: PricedCart, risk: OrderRisk): PricedOrder {
+  const shipping = input.shipping;
+  return {
+    id: orderId,
+    customerName: input.customerName,
+    customerPhone: phone,
+    customerEmail: input.customerEmail?.trim() || null,
+    items: cart.lines.map((l) => ({ productId: l.productId, name: l.name, quantity: l.quantity, price: l.unitPrice })),
+    shippingAddress: { country: SHOP_COUNTRY, address: shipping.address?.trim() || null, communeId: null, communeName: shipping.city.trim(), wilayaCode: shipping.state },
+    shippingMethodId: cart.shipping!.methodId,
+    shippingType: shipping.type,
+    shippingCost: cart.shippingPrice,
+    promo: cart.coupon?.valid ? { code: cart.coupon.code, discount: cart.discount } : null,
+    note: input.note?.trim() || null,
+    metadata: input.metadata ?? {},
+    source: 'storefront',
+    customerIp: address,
+    risk,
+  };
+}
+
+/** A new order as its customer sees it: its first status, no parcel yet (no read after the write). */
+function placedView(placed: PlacedOrder): { order: PublicOrderType; token: string } {
+  const status = { name: placed.statusName, kind: 'new' };
+  return { order: publicOrderView(placed.entity, status, [{ at: placed.entity.createdAt, ...status }], []), token: placed.token };
+}
+
+/** What the shopper asked for, as the pricing reads it. */
+const cartRequest = (input: StorefrontOrderInput, phone: string) => ({
+  items: input.items,
+  shipping: { state: input.shipping.state, type: input.shipping.type, methodId: input.shipping.methodId },
+  coupon: input.coupon,
+  customerPhone: phone,
+});
+
+/**
+ * Every storefront order keeps its duplicate key (store, phone, cart) with it, written by the
+ * order's statement: a checkout written alone (`aloneGuard`) claims the same row, so the two
+ * paths see each other's orders, whatever their snapshots saw.
+ */
+const KEEP_KEY = `k as (insert into storefront_order_keys as r (store_id, phone, items_key, placed_at) select ?, ?, ?, now() from o
+                on conflict (store_id, phone, items_key) do update set placed_at = excluded.placed_at)`;
+
+/** The order, written or refused as a whole, in a transaction. */
 async function placeOrder(ctx: Ctx, store: OpenStore, blocking: boolean, address: string, phone: string, input: StorefrontOrderInput): Promise<{ order: PublicOrderType; token: string }> {
-  const { limits } = store.settings;
   return transaction(ctx, async (tx) => {
     // First, so a refused shopper costs one statement each; undone with everything else on a refusal.
     // Then, in the same statement when both slots are granted, one customer's checkouts one at a
     // time: the duplicate check below sees the one before.
-    const rules = {
-      address: { max: limits.checkoutsPerAddress, windowMs: LIMIT_WINDOWS.checkoutsPerAddress },
-      phone: { max: limits.checkoutsPerPhone, windowMs: LIMIT_WINDOWS.checkoutsPerPhone },
-    };
-    await takeCheckoutSlots(tx.em as EntityManager, store.id, address, phone, rules, customerLock(store.id, phone));
+    await takeCheckoutSlots(tx.em as EntityManager, store.id, address, phone, checkoutRules(store), customerLock(store.id, phone));
     const orderId = newOrderId();
-    const shipping = input.shipping;
     // The customer's record (after the lock) is read by the pricing's statement.
-    const cart = await priceCart(
-      tx,
-      store,
-      { items: input.items, shipping: { state: shipping.state, type: shipping.type, methodId: shipping.methodId }, coupon: input.coupon, customerPhone: phone },
-      redeemer(tx, store, orderId, phone),
-      customerRecordRead(store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS)),
-    );
+    const cart = await priceCart(tx, store, cartRequest(input, phone), redeemer(tx, store, orderId, phone), customerRecordRead(store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS)));
     if (cart.problems.length) throw cartInvalid(cart);
     const record = customerRecordOf(cart.alongside);
-    if (orderedRecently(record, cart.lines)) throw new AppError('DUPLICATE_ORDER', 'The same order was placed with this phone in the last 10 minutes');
-    const risk = riskOf(record, blocking ? await relatedBlocks(tx.em as EntityManager, store.id, record) : { blockedPhone: false, blockedAddress: false });
-    const placed = await insertPricedOrder(tx, store.id, {
-      id: orderId,
-      customerName: input.customerName,
-      customerPhone: phone,
-      customerEmail: input.customerEmail?.trim() || null,
-      items: cart.lines.map((l) => ({ productId: l.productId, name: l.name, quantity: l.quantity, price: l.unitPrice })),
-      shippingAddress: { country: SHOP_COUNTRY, address: shipping.address?.trim() || null, communeId: null, communeName: shipping.city.trim(), wilayaCode: shipping.state },
-      shippingMethodId: cart.shipping!.methodId,
-      shippingType: shipping.type,
-      shippingCost: cart.shippingPrice,
-      promo: cart.coupon?.valid ? { code: cart.coupon.code, discount: cart.discount } : null,
-      note: input.note?.trim() || null,
-      metadata: input.metadata ?? {},
-      source: 'storefront',
-      customerIp: address,
-      risk,
-    }, FIRST_STATUS_ROW);
-    // A new order: its first status, no parcel yet; the view needs no read after the commit.
-    const status = { name: placed.statusName, kind: 'new' };
-    return { order: publicOrderView(placed.entity, status, [{ at: placed.entity.createdAt, ...status }], []), token: placed.token };
+    if (orderedRecently(record, cart.lines)) throw duplicateOrder();
+    const risk = riskOf(record, blocking ? await relatedBlocks(tx.em as EntityManager, store.id, record) : NO_BLOCKS);
+    const placed = await insertPricedOrder(tx, store.id, pricedOrder(orderId, input, phone, address, cart, risk), {
+      ctes: `${FIRST_STATUS_ROW.ctes},\n          ${KEEP_KEY}`,
+      params: [...FIRST_STATUS_ROW.params, store.id, phone, cartItemsKey(cart.lines)],
+    });
+    return placedView(placed);
   });
+}
+
+/**
+ * What a checkout written alone must hold, in its statement: both slots taken (`g`, as the
+ * transaction takes them first); then, only when both are granted, the customer's lock (`l`, as
+ * the transaction takes it next) and the cart's duplicate key (`k`: claimed only when no order of
+ * the same key is younger than the window, committed or not); the products share-locked where
+ * they still read as they were priced (`sp`).
+ */
+function aloneGuard(store: OpenStore, address: string, phone: string, key: string, facts: Array<Omit<ProductFacts, 'slug'>>): OrderGuard {
+  const slots = checkoutSlotsCtes(store.id, address, phone, checkoutRules(store));
+  const lock = customerLock(store.id, phone);
+  return {
+    ctes: `${slots.ctes},
+          l as materialized (select ${lock.sql} from g where g.granted),
+          k as (insert into storefront_order_keys as r (store_id, phone, items_key, placed_at) select ?, ?, ?, now() from l
+                on conflict (store_id, phone, items_key) do update set placed_at = excluded.placed_at
+                where r.placed_at <= excluded.placed_at - ? * interval '1 millisecond' returning 1),
+          sp as (select pr.id from products pr
+                   join jsonb_to_recordset(?::jsonb) as f(id text, name text, price bigint, status text, stock bigint, allow_backorder boolean) on f.id = pr.id
+                  where pr.store_id = ? and pr.name = f.name and pr.price = f.price and pr.status = f.status
+                    and pr.stock is not distinct from f.stock and pr.allow_backorder = f.allow_backorder
+                    for share of pr)`,
+    params: [...slots.params, ...lock.params, store.id, phone, key, DUPLICATE_WINDOW_MS, JSON.stringify(facts), store.id],
+    holds: 'exists(select 1 from k) and (select count(*) from sp) = ?',
+    holdsParams: [facts.length],
+    why: `(select jsonb_build_object('slots', g.slots, 'granted', g.granted, 'fresh', exists(select 1 from k)) from g)`,
+  };
+}
+
+/** No code to judge: a checkout written alone has none. */
+const noCode: CouponJudge = () => Promise.reject(new Error('a checkout without a code judges none'));
+
+/**
+ * The common checkout (no promo code, in a store whose blocklist lists nobody) without a
+ * transaction: the cart priced and the shopper's record read by one statement, then the slots,
+ * the customer's lock, the duplicate key, the products' share locks, the order, its first history
+ * row, its event and its deliveries by one more, undone whole when any of them does not hold. A
+ * refusal that statement names (a limit, a duplicate) is answered as the transaction would; a
+ * cart the first finds wanting, or a product or the store's defaults that moved in between, leave
+ * the checkout to the transaction, which answers as it always has. Null: take the transaction.
+ */
+async function placeOrderAlone(ctx: Ctx, store: OpenStore, address: string, phone: string, input: StorefrontOrderInput): Promise<{ order: PublicOrderType; token: string } | null> {
+  if (input.coupon) return null;
+  const read: Ctx = { ...ctx, em: primaryEm(ctx) };
+  const cart = await priceCart(read, store, cartRequest(input, phone), noCode, customerRecordRead(store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS)));
+  if (cart.problems.length) return null;
+  const record = customerRecordOf(cart.alongside);
+  if (orderedRecently(record, cart.lines)) return null;
+  const named = new Set(cart.lines.map((l) => l.productId));
+  const facts = cart.facts.filter((f) => named.has(f.id)).map((f) => ({ id: f.id, name: f.name, price: f.price, status: f.status, stock: f.stock, allow_backorder: f.allow_backorder }));
+  const result = await insertPricedOrderAlone(
+    ctx,
+    store.id,
+    pricedOrder(newOrderId(), input, phone, address, cart, riskOf(record, NO_BLOCKS)),
+    aloneGuard(store, address, phone, cartItemsKey(cart.lines), facts),
+    FIRST_STATUS_ROW,
+  );
+  if (!result) return null;
+  if ('placed' in result) return placedView(result.placed);
+  const why = result.undone as { slots: Parameters<typeof judgeSlots>[0]; granted: boolean; fresh: boolean };
+  if (!why.granted) judgeSlots(why.slots, checkoutRules(store));
+  else if (!why.fresh) throw duplicateOrder();
+  return null;
 }
 
 /**
@@ -165,7 +266,7 @@ export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInpu
   }
   let answer: StorefrontCheckoutType | undefined;
   try {
-    const { order, token } = await placeOrder(ctx, store, row.blocking, address, phone, input);
+    const { order, token } = (!row.blocking && (await placeOrderAlone(ctx, store, address, phone, input))) || (await placeOrder(ctx, store, row.blocking, address, phone, input));
     answer = { order, orderToken: token, replayed: false };
     return answer;
   } finally {

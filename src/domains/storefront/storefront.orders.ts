@@ -175,6 +175,6 @@ export async function noteStatusChange(tx: TxCtx, write: OrderWrite): Promise<vo
 
 /** A new storefront order's first history row, written with the order (its status is the first of kind `new`). */
 export const FIRST_STATUS_ROW: WrittenWithOrder = {
-  cte: `insert into order_status_history (order_id, at, status_id, name, kind) select o.id, o.created_at, d.status_id, d.name, 'new' from o, d returning id`,
+  ctes: `w as (insert into order_status_history (order_id, at, status_id, name, kind) select o.id, o.created_at, d.status_id, d.name, 'new' from o, d returning id)`,
   params: [],
 };

@@ -48,7 +48,7 @@ export interface PricedCart {
 /** How a code is judged: quoted for a cart, redeemed (a use counted, caps taken) for an order. */
 export type CouponJudge = (code: string, lines: PricedLine[]) => Promise<PromoOutcome & { code: string }>;
 
-interface ProductFacts {
+export interface ProductFacts {
   id: string;
   slug: string;
   name: string;
@@ -70,7 +70,13 @@ export function shopperPhone(raw: string, store: OpenStore, path: string): strin
  * products, after them; its value comes back as `alongside`: a read the caller needs anyway, without
  * its own round trip.
  */
-export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, judge: CouponJudge, alongside?: { sql: string; params: unknown[] }): Promise<PricedCart & { alongside?: unknown }> {
+export async function priceCart(
+  ctx: Ctx,
+  store: OpenStore,
+  cart: CartRequest,
+  judge: CouponJudge,
+  alongside?: { sql: string; params: unknown[] },
+): Promise<PricedCart & { alongside?: unknown; facts: ProductFacts[] }> {
   const { settings } = store;
   if (cart.items.length > settings.maxItems) throw invalid('items', `must hold at most ${settings.maxItems} items`);
   const shipping = cart.shipping ? { ...cart.shipping, state: checkState(cart.shipping.state, 'shipping.state') } : null;
@@ -151,6 +157,8 @@ export async function priceCart(ctx: Ctx, store: OpenStore, cart: CartRequest, j
     coupon,
     shipping: chosen,
     problems,
+    // The products as read: what the cart's prices and availability were judged on.
+    facts: rows,
     ...(alongside ? { alongside: read.alongside } : {}),
   };
 }
