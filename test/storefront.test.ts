@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertProblem, client, memberWithRole, ownerWithStore, signup, startTestService, statementsOf, until, type Api, type TestService } from './helpers.js';
 import { gqlSubscribe } from './sse-client.js';
+import pg from 'pg';
 
 let svc: TestService;
 let api: Api;
@@ -18,6 +19,8 @@ const CHECKOUT_STATEMENTS = 8;
 const blocklistRead = (q: string) => /^\s*select[^(]*\bfrom storefront_blocklist\b/i.test(q);
 
 type Owner = Awaited<ReturnType<typeof ownerWithStore>>;
+
+const sql = (text: string, params: unknown[] = []): Promise<any[]> => svc.service.deps.orm.em.fork().getConnection().execute(text, params);
 
 /** A store whose storefront lets a test run many checkouts from 127.0.0.1. */
 async function shop(name = 'Test Store'): Promise<Owner & { slug: string }> {
@@ -600,6 +603,66 @@ describe('storefront: the merchant’s defences and bad input', () => {
     assert.equal(placed.body.order.total, 2400);
     assert.equal(Number(row.total), 240000);
     assert.ok(row.risk.reasons.some((r: any) => r.code === 'FIRST_ORDER'));
+  });
+
+  test('identical carts from one phone at once, half with a code (the transaction) and half without (one statement): one order, the rest 409, 5 rounds', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 1000, stock: 1000 });
+    await shipping(s);
+    const promo = await api('POST', `/v1/promos?storeId=${s.storeId}`, { token: s.token, body: { code: 'TWIN10', type: 'percentage', value: 10 } });
+    assert.equal(promo.status, 201, promo.text);
+    // The store's first order: its defaults are then known and the common checkout is one statement.
+    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663100000' }) })).status, 201);
+    for (let round = 1; round <= 5; round++) {
+      const phone = `06631000${String(round).padStart(2, '0')}`;
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }], { customerPhone: phone, ...(i % 2 ? { coupon: 'TWIN10' } : {}) }) }),
+        ),
+      );
+      const placed = answers.filter((r) => r.status === 201);
+      assert.equal(placed.length, 1, answers.map((r) => `${r.status} ${r.body?.code ?? ''}`).join(', '));
+      for (const r of answers.filter((x) => x.status !== 201)) assertProblem(r, 409, 'DUPLICATE_ORDER');
+      const rows = await sql('select count(*)::int as n from orders where store_id = ? and customer_phone = ?', [s.storeId, `+213${phone.slice(1)}`]);
+      assert.equal(rows[0].n, 1, `round ${round}`);
+    }
+  });
+
+  test('a product repriced between the cart’s read and the order’s statement: that statement is undone whole and the transaction places the order at the new price', async () => {
+    const s = await shop();
+    const a = await product(s, { name: 'A', price: 1000, stock: 100 });
+    await shipping(s);
+    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663200000' }) })).status, 201);
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const original = proto.query;
+    let undone = 0;
+    proto.query = function (this: unknown, ...args: unknown[]) {
+      const q = args[0] as string | { text?: string };
+      const text = typeof q === 'string' ? q : String(q?.text ?? '');
+      if (!undone && text.includes('souk_undo_unless')) {
+        undone++;
+        // The merchant reprices (to 1500, in minor units) while the checkout is between its two
+        // statements; on the statement's own connection (the embedded database has but one).
+        return (original.call(this, 'update products set price = 150000 where id = $1', [a.id]) as Promise<unknown>).then(() => original.apply(this, args));
+      }
+      return original.apply(this, args);
+    };
+    let res;
+    try {
+      res = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663200001' }) });
+    } finally {
+      proto.query = original;
+    }
+    assert.equal(undone, 1, 'the one-statement write ran');
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.order.items[0].unitPrice, 1500);
+    const orders = await sql('select id from orders where store_id = ? and customer_phone = ?', [s.storeId, '+213663200001']);
+    assert.deepEqual(orders.map((o: any) => o.id), [res.body.order.id]);
+    // The undone statement counted nothing: the phone's log holds the one checkout that was placed.
+    const [hits] = await sql("select cardinality(hits) as n from storefront_checkout_hits where store_id = ? and kind = 'phone' and subject = ?", [s.storeId, '+213663200001']);
+    assert.equal(Number(hits.n), 1);
+    const events = await sql("select count(*)::int as n from store_events where store_id = ? and event = 'orderCreated' and data->'order'->>'id' = ?", [s.storeId, res.body.order.id]);
+    assert.equal(events[0].n, 1);
   });
 
   test('every body field is bounded: 400 at its path, nothing written', async () => {
