@@ -275,19 +275,22 @@ export interface CustomerRecord {
  * The record as a select-list expression (one jsonb value) and its bindings, for a statement the
  * caller makes anyway; `customerRecordOf` reads the value.
  */
-export function customerRecordRead(storeId: string, phone: string, address: string, recentSince: Date): { sql: string; params: unknown[] } {
+export function customerRecordRead(storeId: string | { sql: string }, phone: string, address: string, recentSince: Date): { sql: string; params: unknown[] } {
+  // The store by a binding, or (`{ sql }`) by a column of the caller's statement.
+  const store = typeof storeId === 'string' ? '?' : storeId.sql;
+  const bound = typeof storeId === 'string' ? [storeId] : [];
   return {
     sql: `(select to_jsonb(r) from (select
        (select jsonb_object_agg(kind, n) from (select st.kind, count(*)::int as n from orders o join order_statuses st on st.id = o.status_id
-          where o.store_id = ? and o.customer_phone = ? group by st.kind) k) as by_kind,
-       (select count(*)::int from orders where store_id = ? and customer_ip = ? and created_at > now() - interval '1 hour') as last_hour,
-       (select array_agg(distinct customer_phone) from (select customer_phone from orders where store_id = ? and customer_ip = ? and customer_phone <> ?
+          where o.store_id = ${store} and o.customer_phone = ? group by st.kind) k) as by_kind,
+       (select count(*)::int from orders where store_id = ${store} and customer_ip = ? and created_at > now() - interval '1 hour') as last_hour,
+       (select array_agg(distinct customer_phone) from (select customer_phone from orders where store_id = ${store} and customer_ip = ? and customer_phone <> ?
           order by created_at desc limit 20) a) as phones,
-       (select array_agg(distinct customer_ip) from (select customer_ip from orders where store_id = ? and customer_phone = ? and customer_ip <> ?
+       (select array_agg(distinct customer_ip) from (select customer_ip from orders where store_id = ${store} and customer_phone = ? and customer_ip <> ?
           order by created_at desc limit 20) b) as addresses,
-       (select jsonb_agg(items) from (select items from orders where store_id = ? and customer_phone = ? and created_at > ?
+       (select jsonb_agg(items) from (select items from orders where store_id = ${store} and customer_phone = ? and created_at > ?
           order by created_at desc limit 50) r) as recent) r)`,
-    params: [storeId, phone, storeId, address, storeId, address, phone, storeId, phone, address, storeId, phone, recentSince],
+    params: [...bound, phone, ...bound, address, ...bound, address, phone, ...bound, phone, address, ...bound, phone, recentSince],
   };
 }
 

@@ -384,9 +384,11 @@ export interface PublishedMethod {
  * The store's published methods with their price tables (bindings: storeId), by id: what
  * `shippingOptions` reads, for a caller that reads it within a statement it makes anyway.
  */
-export const PUBLISHED_METHODS = `select m.id, m.name, m.price, m.shipping_price_id, t.currency as table_currency, t.prices
+/** A store's published methods with their tables; the store's id is `storeId`, SQL (a binding by default, or a column of the caller's statement). */
+export const publishedMethods = (storeId = '?') => `select m.id, m.name, m.price, m.shipping_price_id, t.currency as table_currency, t.prices
        from shipping_methods m left join shipping_prices t on t.id = m.shipping_price_id and t.store_id = m.store_id
-      where m.store_id = ? and m.status = 'published' order by m.id`;
+      where m.store_id = ${storeId} and m.status = 'published' order by m.id`;
+export const PUBLISHED_METHODS = publishedMethods();
 
 /** `shippingOptions` from the methods PUBLISHED_METHODS read. */
 export function optionsOf(methods: readonly PublishedMethod[], currency: string, country: string, state: string, types: readonly DeliveryType[]): ShippingOption[] {

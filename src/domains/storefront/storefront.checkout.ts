@@ -3,6 +3,7 @@ import { primaryEm, type Ctx } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { checkIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, requestHash, reserveIdempotencyKey } from '../../core/idempotency.js';
 import { transaction, type TxCtx } from '../../core/tx.js';
+import { e164Phone } from '../../lib/phone.js';
 import {
   cartItemsKey,
   customerLock,
@@ -19,11 +20,11 @@ import {
   type PricedOrder,
 } from '../orders/order.customer.js';
 import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.js';
-import { LIMIT_WINDOWS } from '../stores/store.storefront.js';
-import { admit, closedStore, OPEN_STORE, openStoreOf, storefrontRead, type OpenStore, type OpenStoreRow } from './storefront.access.js';
+import { DEFAULT_PHONE_REGION, LIMIT_WINDOWS } from '../stores/store.storefront.js';
+import { admit, closedStore, OPEN_STORE, openStoreOf, STOREFRONT_KEY_HEADER, storefrontRead, type OpenStore, type OpenStoreRow } from './storefront.access.js';
 import { blocklistHits, blocklistHitsAny } from './storefront-blocklist.service.js';
 import { checkoutSlotsCtes, DUPLICATE_WINDOW_MS, judgeSlots, takeCheckoutSlots, type CheckoutRules } from './storefront-limits.js';
-import { cartView, priceCart, shopperPhone, type CouponJudge, type PricedCart, type ProductFacts } from './storefront.pricing.js';
+import { cartReadColumns, cartView, checkCart, priceCart, priceRead, shopperPhone, type CartRead, type CouponJudge, type PricedCart, type ProductFacts } from './storefront.pricing.js';
 import { FIRST_STATUS_ROW, publicOrderView } from './storefront.orders.js';
 import { checkState, readableStore, SHOP_COUNTRY } from './storefront.catalog.js';
 import type { CartInput, CartPriceType, PublicOrderType, StorefrontCheckoutType, StorefrontOrderInput } from './storefront.types.js';
@@ -217,10 +218,24 @@ const noCode: CouponJudge = () => Promise.reject(new Error('a checkout without a
  * cart the first finds wanting, or a product or the store's defaults that moved in between, leave
  * the checkout to the transaction, which answers as it always has. Null: take the transaction.
  */
-async function placeOrderAlone(ctx: Ctx, store: OpenStore, address: string, phone: string, input: StorefrontOrderInput): Promise<{ order: PublicOrderType; token: string } | null> {
+async function placeOrderAlone(
+  ctx: Ctx,
+  store: OpenStore,
+  address: string,
+  phone: string,
+  input: StorefrontOrderInput,
+  read: CartRead | undefined,
+): Promise<{ order: PublicOrderType; token: string } | null> {
   if (input.coupon) return null;
-  const read: Ctx = { ...ctx, em: primaryEm(ctx) };
-  const cart = await priceCart(read, store, cartRequest(input, phone), noCode, customerRecordRead(store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS)));
+  const request = cartRequest(input, phone);
+  let cart;
+  if (read) {
+    checkCart(store, request);
+    cart = await priceRead(store, request, read, noCode);
+  } else {
+    const primary: Ctx = { ...ctx, em: primaryEm(ctx) };
+    cart = await priceCart(primary, store, request, noCode, customerRecordRead(store.id, phone, address, new Date(Date.now() - DUPLICATE_WINDOW_MS)));
+  }
   if (cart.problems.length) return null;
   const record = customerRecordOf(cart.alongside);
   if (orderedRecently(record, cart.lines)) return null;
@@ -242,11 +257,31 @@ async function placeOrderAlone(ctx: Ctx, store: OpenStore, address: string, phon
 }
 
 /**
+ * What the common checkout reads with its store, in the same statement: the cart and the shopper's
+ * record, for the phone as read in the region most stores keep and the socket's address (no
+ * storefront key names another). They are used only when the store's region and the shopper's
+ * address turn out to be those; null when they cannot be guessed (a code, a key, another format).
+ */
+function readAhead(ctx: Ctx, input: StorefrontOrderInput): { phone: string; address: string; columns: { sql: string; params: unknown[] } } | null {
+  if (input.coupon || ctx.header?.(STOREFRONT_KEY_HEADER)) return null;
+  const phone = e164Phone(input.customerPhone, DEFAULT_PHONE_REGION);
+  if (!phone) return null;
+  const store = { sql: 'x.id' };
+  const record = customerRecordRead(store, phone, ctx.ip, new Date(Date.now() - DUPLICATE_WINDOW_MS));
+  return { phone, address: ctx.ip, columns: cartReadColumns(store, cartRequest(input, phone), false, record) };
+}
+
+/**
  * `POST /v1/storefront/{store}/orders`. With an Idempotency-Key (scoped to the store and the
  * buyer's address) a repeat of the same body within 24 h gets the first answer again.
  */
 export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInput, idempotencyKey?: string | null): Promise<StorefrontCheckoutType> {
-  const [row] = await storefrontRead<OpenStoreRow & { blocking: boolean }>(ctx, CHECKOUT_STORE, [ref, ref]);
+  const ahead = readAhead(ctx, input);
+  const [row] = await storefrontRead<OpenStoreRow & { blocking: boolean } & Partial<CartRead>>(
+    ctx,
+    ahead ? `select x.*, ${ahead.columns.sql} from (${CHECKOUT_STORE}) x` : CHECKOUT_STORE,
+    ahead ? [...ahead.columns.params, ref, ref] : [ref, ref],
+  );
   if (!row) throw closedStore();
   const store = openStoreOf(ctx, row);
   const { address } = await admit(ctx, store, { countRead: false });
@@ -256,6 +291,7 @@ export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInpu
   if (idempotencyKey != null) checkIdempotencyKey(idempotencyKey);
   // The blocklist before anything else is read or written.
   if (row.blocking && (await blocklistHits(ctx.em as EntityManager, store.id, { phone, ip: address })).length) throw blocked();
+  const read = ahead && ahead.phone === phone && ahead.address === address ? (row as CartRead) : undefined;
 
   const em = ctx.deps.orm.em.fork() as EntityManager;
   const secretKey = ctx.deps.config.secretKey;
@@ -266,7 +302,7 @@ export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInpu
   }
   let answer: StorefrontCheckoutType | undefined;
   try {
-    const { order, token } = (!row.blocking && (await placeOrderAlone(ctx, store, address, phone, input))) || (await placeOrder(ctx, store, row.blocking, address, phone, input));
+    const { order, token } = (!row.blocking && (await placeOrderAlone(ctx, store, address, phone, input, read))) || (await placeOrder(ctx, store, row.blocking, address, phone, input));
     answer = { order, orderToken: token, replayed: false };
     return answer;
   } finally {

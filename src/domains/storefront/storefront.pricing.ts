@@ -5,7 +5,7 @@ import { inTransaction } from '../../core/tx.js';
 import { e164Phone } from '../../lib/phone.js';
 import type { PromoOutcome, PricedLine } from '../promos/promo.service.js';
 import type { DeliveryType } from '../shipping/shipping.entity.js';
-import { optionsOf, PUBLISHED_METHODS, type PublishedMethod, type ShippingOption } from '../shipping/shipping.service.js';
+import { optionsOf, publishedMethods, type PublishedMethod, type ShippingOption } from '../shipping/shipping.service.js';
 import { storefrontRead, type OpenStore } from './storefront.access.js';
 import { checkState, SHOP_COUNTRY } from './storefront.catalog.js';
 import type { CartPriceType, CartProblemType } from './storefront.types.js';
@@ -65,11 +65,39 @@ export function shopperPhone(raw: string, store: OpenStore, path: string): strin
   return phone;
 }
 
+/** What a cart's pricing reads: its products, the store's published methods when it ships, and `alongside` after them. */
+export interface CartRead {
+  products: ProductFacts[];
+  methods: PublishedMethod[] | null;
+  alongside?: unknown;
+}
+
 /**
- * `alongside` (a select-list expression and its bindings) is read by the statement that reads the
- * products, after them; its value comes back as `alongside`: a read the caller needs anyway, without
- * its own round trip.
+ * The select list that reads a cart (the columns of `CartRead`), with its bindings. The store's id
+ * is a binding, or (`{ sql }`) a column of the caller's statement; `lock` share-locks the products
+ * (in an order's transaction: none is deleted or repriced under it). `alongside` (a select-list
+ * expression and its bindings) is read by the same statement, after them: a read the caller needs
+ * anyway, without its own round trip.
  */
+export function cartReadColumns(store: string | { sql: string }, cart: CartRequest, lock: boolean, alongside?: { sql: string; params: unknown[] }): { sql: string; params: unknown[] } {
+  const refs = [...new Set(cart.items.map((i) => i.productId))];
+  const id = typeof store === 'string' ? '?' : store.sql;
+  const bound = typeof store === 'string' ? [store] : [];
+  return {
+    sql: `(select coalesce(jsonb_agg(to_jsonb(p)), '[]') from (select id, slug, name, price, stock, allow_backorder, status from products
+               where store_id = ${id} and (id = any(?::text[]) or slug = any(?::text[]))${lock ? ' for share' : ''}) p) as products,
+            ${cart.shipping ? `(select coalesce(jsonb_agg(to_jsonb(m) order by m.id), '[]') from (${publishedMethods(id)}) m)` : 'null'} as methods${alongside ? `,\n            ${alongside.sql} as alongside` : ''}`,
+    params: [...bound, refs, refs, ...(cart.shipping ? bound : []), ...(alongside?.params ?? [])],
+  };
+}
+
+/** What a cart must be before anything is read: 400 at its path otherwise. */
+export function checkCart(store: OpenStore, cart: CartRequest): void {
+  if (cart.items.length > store.settings.maxItems) throw invalid('items', `must hold at most ${store.settings.maxItems} items`);
+  if (cart.shipping) checkState(cart.shipping.state, 'shipping.state');
+}
+
+/** Prices a cart from what `cartReadColumns` read (in the statement that read it, or in one of the caller's); `alongside` comes back as read. */
 export async function priceCart(
   ctx: Ctx,
   store: OpenStore,
@@ -77,19 +105,16 @@ export async function priceCart(
   judge: CouponJudge,
   alongside?: { sql: string; params: unknown[] },
 ): Promise<PricedCart & { alongside?: unknown; facts: ProductFacts[] }> {
+  checkCart(store, cart);
+  const columns = cartReadColumns(store.id, cart, inTransaction(ctx), alongside);
+  const [read] = await storefrontRead<CartRead>(ctx, `select ${columns.sql}`, columns.params);
+  return priceRead(store, cart, read, judge);
+}
+
+/** The pricing of a cart whose records were read (`cartReadColumns`) and that passed `checkCart`. */
+export async function priceRead(store: OpenStore, cart: CartRequest, read: CartRead, judge: CouponJudge): Promise<PricedCart & { alongside?: unknown; facts: ProductFacts[] }> {
   const { settings } = store;
-  if (cart.items.length > settings.maxItems) throw invalid('items', `must hold at most ${settings.maxItems} items`);
   const shipping = cart.shipping ? { ...cart.shipping, state: checkState(cart.shipping.state, 'shipping.state') } : null;
-  const refs = [...new Set(cart.items.map((i) => i.productId))];
-  // In an order's transaction the products are share-locked: none is deleted or repriced under it.
-  // The shipping methods are read by the same statement (one round trip), after the products.
-  const [read] = await storefrontRead<{ products: ProductFacts[]; methods: PublishedMethod[] | null; alongside?: unknown }>(
-    ctx,
-    `select (select coalesce(jsonb_agg(to_jsonb(p)), '[]') from (select id, slug, name, price, stock, allow_backorder, status from products
-               where store_id = ? and (id = any(?::text[]) or slug = any(?::text[]))${inTransaction(ctx) ? ' for share' : ''}) p) as products,
-            ${shipping ? `(select coalesce(jsonb_agg(to_jsonb(m) order by m.id), '[]') from (${PUBLISHED_METHODS}) m)` : 'null'} as methods${alongside ? `,\n            ${alongside.sql} as alongside` : ''}`,
-    [store.id, refs, refs, ...(shipping ? [store.id] : []), ...(alongside?.params ?? [])],
-  );
   const rows = read.products;
   const byRef = new Map<string, ProductFacts>();
   for (const r of rows) byRef.set(r.slug, r);
@@ -159,7 +184,7 @@ export async function priceCart(
     problems,
     // The products as read: what the cart's prices and availability were judged on.
     facts: rows,
-    ...(alongside ? { alongside: read.alongside } : {}),
+    ...('alongside' in read ? { alongside: read.alongside } : {}),
   };
 }
 

@@ -66,6 +66,9 @@ export const LIMIT_WINDOWS: Record<keyof StorefrontLimits, number> = {
   readsPerAddress: 60_000,
 };
 
+/** How a shopper's national phone number is read when the store names no region. */
+export const DEFAULT_PHONE_REGION = 'DZ';
+
 const MAX_ORIGINS = 50;
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^https?:\/\/\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 
@@ -79,7 +82,7 @@ export function storefrontSettings(stored: unknown, config: Pick<Config, 'storef
     checkoutEnabled: s.checkoutEnabled ?? true,
     showStockLevels: s.showStockLevels ?? false,
     allowedOrigins: s.allowedOrigins ?? [],
-    phoneRegion: s.phoneRegion ?? 'DZ',
+    phoneRegion: s.phoneRegion ?? DEFAULT_PHONE_REGION,
     maxItems: s.maxItems ?? 50,
     maxQuantity: s.maxQuantity ?? 100,
     limits: {
