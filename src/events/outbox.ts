@@ -163,14 +163,17 @@ async function runWriteWithEvent(
 }
 
 /** The text of a `writeWithEvent` statement: the same for every call with the same CTEs and flags, so built once. */
-const writeWithEventTexts = new WeakMap<Deps, Map<string, string[]>>();
+const writeWithEventTexts = new WeakMap<Deps, Map<string, Map<string, string[]>>>();
 
 function writeWithEventSql(deps: Deps, write: EventWrite, deliver: boolean, notify: boolean): string {
   let byCtes = writeWithEventTexts.get(deps);
   if (!byCtes) writeWithEventTexts.set(deps, (byCtes = new Map()));
-  const key = `${write.ctes}\n${write.data ?? ''}\n${write.check ?? ''}`;
-  let texts = byCtes.get(key);
-  if (!texts) byCtes.set(key, (texts = []));
+  // By the CTEs' own string, then the rest: no key built (and hashed) from their long text per call.
+  let byRest = byCtes.get(write.ctes);
+  if (!byRest) byCtes.set(write.ctes, (byRest = new Map()));
+  const rest = write.data || write.check ? `${write.data ?? ''}\u0000${write.check ?? ''}` : '';
+  let texts = byRest.get(rest);
+  if (!texts) byRest.set(rest, (texts = []));
   const slot = (deliver ? 2 : 0) + (notify ? 1 : 0);
   if (texts[slot]) return texts[slot];
   // Each delivery's id is its job's id, drawn once per webhook (a CTE with a volatile function is evaluated once).

@@ -145,7 +145,8 @@ export async function insertPricedOrder(tx: TxCtx, storeId: string, o: PricedOrd
  * What must hold for a priced order written alone (`insertPricedOrderAlone`): CTE definitions the
  * caller's domain writes or reads first (named other than d, ok, o, s, e, h, j and its companion's),
  * with their bindings; `holds`, a condition over them (bindings `holdsParams`); `why`, a jsonb
- * expression over them that the caller reads when the statement was undone.
+ * expression over them that the caller reads when the statement was undone. The texts are the
+ * caller's constants (one per shape): the statement's text is built once for them.
  */
 export interface OrderGuard {
   ctes: string;
@@ -173,16 +174,22 @@ export async function insertPricedOrderAlone(ctx: Ctx, storeId: string, o: Price
   Object.assign(order, { currency: guess.currency, statusId: guess.statusId, status: guess.status });
   const view = orderView(order);
   const insert = insertSelect(ctx.em as EntityManager, Order, order);
-  const key = `${guard.ctes}\n${guard.holds}\n${withOrder.ctes}`;
-  let ctes = aloneInsertCtes.get(key);
-  if (!ctes) {
-    ctes = `${guard.ctes},
+  // Texts by the guard's and the companion's own strings (constants of the caller's): built once.
+  let byCompanion = aloneInsertTexts.get(guard.ctes);
+  if (!byCompanion) aloneInsertTexts.set(guard.ctes, (byCompanion = new Map()));
+  let text = byCompanion.get(withOrder.ctes);
+  if (!text) {
+    text = {
+      ctes: `${guard.ctes},
           d as materialized (${NEW_ORDER_DEFAULTS}),
           ok as (select 1 from d where currency = ? and status_id = ? and slug = ? and coalesce(name, slug) = ? and ${guard.holds}),
           o as (insert into orders (${insert.columns}) select ${insert.values} from ok returning id, status_id, created_at),
-          ${withOrder.ctes}`;
-    aloneInsertCtes.set(key, ctes);
+          ${withOrder.ctes}`,
+      check: `souk_undo_unless(exists(select 1 from o), ${guard.why})`,
+    };
+    byCompanion.set(withOrder.ctes, text);
   }
+  const { ctes, check } = text;
   try {
     const recorded = await writeWithEvent(
       ctx,
@@ -190,7 +197,7 @@ export async function insertPricedOrderAlone(ctx: Ctx, storeId: string, o: Price
         ctes,
         params: [...guard.params, storeId, guess.currency, guess.statusId, guess.status, guess.statusName, ...guard.holdsParams, ...insert.params, ...withOrder.params],
         written: 'o',
-        check: `souk_undo_unless(exists(select 1 from o), ${guard.why})`,
+        check,
       },
       { storeId, event: 'orderCreated', record: view, inbound: false },
     );
@@ -204,7 +211,7 @@ export async function insertPricedOrderAlone(ctx: Ctx, storeId: string, o: Price
   return { placed: { order: view, entity: order, statusName: guess.statusName, token: token.token } };
 }
 
-const aloneInsertCtes = new Map<string, string>();
+const aloneInsertTexts = new Map<string, Map<string, { ctes: string; check: string }>>();
 
 /** The `why` of a statement `souk_undo_unless` undid (SQLSTATE SK001), or undefined for any other error. */
 function undoneWhy(err: unknown): unknown {

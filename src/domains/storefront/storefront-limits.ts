@@ -68,6 +68,21 @@ export async function takeCheckoutSlot(tx: EntityManager, storeId: string, kind:
 const SLOT = `jsonb_build_object('before', cardinality(hits) - 1, 'now', (select max(x) from unnest(hits) as x),
                      'oldest', case when cardinality(hits) - 1 >= $max then hits[cardinality(hits) - $max] end)`;
 
+/** The text of `checkoutSlotsCtes` (one string, so the statements built on it are found by it). */
+const CHECKOUT_SLOTS_CTES = `c as (select ${DB_NOW} as now),
+          t as (insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
+                select ?, v.kind, v.subject, array[c.now], to_timestamp((c.now + v.window_ms) / 1000.0)
+                  from c, (values (1, 'address', ?, ?::bigint), (2, 'phone', ?, ?::bigint)) as v(ord, kind, subject, window_ms)
+                 order by v.ord
+                on conflict (store_id, kind, subject) do update
+                  -- Each row's window is what its expiry says: expires_at - now.
+                  set hits = array(select t from unnest(h.hits) as t
+                                    where t > excluded.hits[1] - (round(extract(epoch from excluded.expires_at) * 1000)::bigint - excluded.hits[1]) order by t) || excluded.hits[1],
+                      expires_at = excluded.expires_at
+                returning kind, hits),
+          m as (select kind, hits, case kind when 'address' then ?::int else ?::int end as max from t),
+          g as materialized (select jsonb_object_agg(kind, ${SLOT.replace(/\$max/g, 'max')}) as slots, bool_and(cardinality(hits) - 1 < max) as granted from m)`;
+
 /** A subject's log as judged: the checkouts before this one in the window, the latest hit, and the one whose leaving frees a slot. */
 export interface Slot {
   before: number;
@@ -92,19 +107,7 @@ function judge(slot: Slot, rule: LimitRule): void {
  */
 export function checkoutSlotsCtes(storeId: string, address: string, phone: string, rules: CheckoutRules): { ctes: string; params: unknown[] } {
   return {
-    ctes: `c as (select ${DB_NOW} as now),
-          t as (insert into storefront_checkout_hits as h (store_id, kind, subject, hits, expires_at)
-                select ?, v.kind, v.subject, array[c.now], to_timestamp((c.now + v.window_ms) / 1000.0)
-                  from c, (values (1, 'address', ?, ?::bigint), (2, 'phone', ?, ?::bigint)) as v(ord, kind, subject, window_ms)
-                 order by v.ord
-                on conflict (store_id, kind, subject) do update
-                  -- Each row's window is what its expiry says: expires_at - now.
-                  set hits = array(select t from unnest(h.hits) as t
-                                    where t > excluded.hits[1] - (round(extract(epoch from excluded.expires_at) * 1000)::bigint - excluded.hits[1]) order by t) || excluded.hits[1],
-                      expires_at = excluded.expires_at
-                returning kind, hits),
-          m as (select kind, hits, case kind when 'address' then ?::int else ?::int end as max from t),
-          g as materialized (select jsonb_object_agg(kind, ${SLOT.replace(/\$max/g, 'max')}) as slots, bool_and(cardinality(hits) - 1 < max) as granted from m)`,
+    ctes: CHECKOUT_SLOTS_CTES,
     params: [storeId, addressSubject(address), rules.address.windowMs, phone, rules.phone.windowMs, rules.address.max, rules.phone.max],
   };
 }

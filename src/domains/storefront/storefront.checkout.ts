@@ -155,6 +155,7 @@ const cartRequest = (input: StorefrontOrderInput, phone: string) => ({
  */
 const KEEP_KEY = `k as (insert into storefront_order_keys as r (store_id, phone, items_key, placed_at) select ?, ?, ?, now() from o
                 on conflict (store_id, phone, items_key) do update set placed_at = excluded.placed_at)`;
+const WITH_ORDER_KEPT = `${FIRST_STATUS_ROW.ctes},\n          ${KEEP_KEY}`;
 
 /** The order, written or refused as a whole, in a transaction. */
 async function placeOrder(ctx: Ctx, store: OpenStore, blocking: boolean, address: string, phone: string, input: StorefrontOrderInput): Promise<{ order: PublicOrderType; token: string }> {
@@ -171,7 +172,7 @@ async function placeOrder(ctx: Ctx, store: OpenStore, blocking: boolean, address
     if (orderedRecently(record, cart.lines)) throw duplicateOrder();
     const risk = riskOf(record, blocking ? await relatedBlocks(tx.em as EntityManager, store.id, record) : NO_BLOCKS);
     const placed = await insertPricedOrder(tx, store.id, pricedOrder(orderId, input, phone, address, cart, risk), {
-      ctes: `${FIRST_STATUS_ROW.ctes},\n          ${KEEP_KEY}`,
+      ctes: WITH_ORDER_KEPT,
       params: [...FIRST_STATUS_ROW.params, store.id, phone, cartItemsKey(cart.lines)],
     });
     return placedView(placed);
@@ -189,7 +190,8 @@ function aloneGuard(store: OpenStore, address: string, phone: string, key: strin
   const slots = checkoutSlotsCtes(store.id, address, phone, checkoutRules(store));
   const lock = customerLock(store.id, phone);
   return {
-    ctes: `${slots.ctes},
+    // The same text every call (its parts are constants): built once, so the statement is found by it.
+    ctes: (aloneGuardCtes ??= `${slots.ctes},
           l as materialized (select ${lock.sql} from g where g.granted),
           k as (insert into storefront_order_keys as r (store_id, phone, items_key, placed_at) select ?, ?, ?, now() from l
                 on conflict (store_id, phone, items_key) do update set placed_at = excluded.placed_at
@@ -198,13 +200,15 @@ function aloneGuard(store: OpenStore, address: string, phone: string, key: strin
                    join jsonb_to_recordset(?::jsonb) as f(id text, name text, price bigint, status text, stock bigint, allow_backorder boolean) on f.id = pr.id
                   where pr.store_id = ? and pr.name = f.name and pr.price = f.price and pr.status = f.status
                     and pr.stock is not distinct from f.stock and pr.allow_backorder = f.allow_backorder
-                    for share of pr)`,
+                    for share of pr)`),
     params: [...slots.params, ...lock.params, store.id, phone, key, DUPLICATE_WINDOW_MS, JSON.stringify(facts), store.id],
     holds: 'exists(select 1 from k) and (select count(*) from sp) = ?',
     holdsParams: [facts.length],
     why: `(select jsonb_build_object('slots', g.slots, 'granted', g.granted, 'fresh', exists(select 1 from k)) from g)`,
   };
 }
+
+let aloneGuardCtes: string | undefined;
 
 /** No code to judge: a checkout written alone has none. */
 const noCode: CouponJudge = () => Promise.reject(new Error('a checkout without a code judges none'));
@@ -262,14 +266,18 @@ async function placeOrderAlone(
  * storefront key names another). They are used only when the store's region and the shopper's
  * address turn out to be those; null when they cannot be guessed (a code, a key, another format).
  */
-function readAhead(ctx: Ctx, input: StorefrontOrderInput): { phone: string; address: string; columns: { sql: string; params: unknown[] } } | null {
+function readAhead(ctx: Ctx, input: StorefrontOrderInput): { phone: string; address: string; text: string; params: unknown[] } | null {
   if (input.coupon || ctx.header?.(STOREFRONT_KEY_HEADER)) return null;
   const phone = e164Phone(input.customerPhone, DEFAULT_PHONE_REGION);
   if (!phone) return null;
   const store = { sql: 'x.id' };
   const record = customerRecordRead(store, phone, ctx.ip, new Date(Date.now() - DUPLICATE_WINDOW_MS));
-  return { phone, address: ctx.ip, columns: cartReadColumns(store, cartRequest(input, phone), false, record) };
+  const columns = cartReadColumns(store, cartRequest(input, phone), false, record);
+  // The same text every call (a checkout always ships): built once, so the statement is found by it.
+  return { phone, address: ctx.ip, text: (readAheadText ??= `select x.*, ${columns.sql} from (${CHECKOUT_STORE}) x`), params: columns.params };
 }
+
+let readAheadText: string | undefined;
 
 /**
  * `POST /v1/storefront/{store}/orders`. With an Idempotency-Key (scoped to the store and the
@@ -279,14 +287,15 @@ export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInpu
   const ahead = readAhead(ctx, input);
   const [row] = await storefrontRead<OpenStoreRow & { blocking: boolean } & Partial<CartRead>>(
     ctx,
-    ahead ? `select x.*, ${ahead.columns.sql} from (${CHECKOUT_STORE}) x` : CHECKOUT_STORE,
-    ahead ? [...ahead.columns.params, ref, ref] : [ref, ref],
+    ahead ? ahead.text : CHECKOUT_STORE,
+    ahead ? [...ahead.params, ref, ref] : [ref, ref],
   );
   if (!row) throw closedStore();
   const store = openStoreOf(ctx, row);
   const { address } = await admit(ctx, store, { countRead: false });
   if (!store.settings.checkoutEnabled) throw new AppError('FORBIDDEN', 'This store takes no orders from its storefront');
-  const phone = shopperPhone(input.customerPhone, store, 'customerPhone');
+  // Read ahead in the store's own region: the same reading, not parsed twice.
+  const phone = ahead && store.settings.phoneRegion === DEFAULT_PHONE_REGION ? ahead.phone : shopperPhone(input.customerPhone, store, 'customerPhone');
   checkState(input.shipping.state, 'shipping.state');
   if (idempotencyKey != null) checkIdempotencyKey(idempotencyKey);
   // The blocklist before anything else is read or written.
