@@ -302,22 +302,23 @@ export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInpu
   if (row.blocking && (await blocklistHits(ctx.em as EntityManager, store.id, { phone, ip: address })).length) throw blocked();
   const read = ahead && ahead.phone === phone && ahead.address === address ? (row as CartRead) : undefined;
 
+  const place = async () => (!row.blocking && (await placeOrderAlone(ctx, store, address, phone, input, read))) || (await placeOrder(ctx, store, row.blocking, address, phone, input));
+  if (idempotencyKey == null) {
+    const { order, token } = await place();
+    return { order, orderToken: token, replayed: false };
+  }
   const em = ctx.deps.orm.em.fork() as EntityManager;
   const secretKey = ctx.deps.config.secretKey;
   const caller = `storefront/${store.id}/${address}`;
-  if (idempotencyKey != null) {
-    const kept = await reserveIdempotencyKey(em, secretKey, caller, idempotencyKey, requestHash({ route: 'storefront checkout', input }));
-    if (kept) return { ...(kept.body as Omit<StorefrontCheckoutType, 'replayed'>), replayed: true };
-  }
+  const kept = await reserveIdempotencyKey(em, secretKey, caller, idempotencyKey, requestHash({ route: 'storefront checkout', input }));
+  if (kept) return { ...(kept.body as Omit<StorefrontCheckoutType, 'replayed'>), replayed: true };
   let answer: StorefrontCheckoutType | undefined;
   try {
-    const { order, token } = (!row.blocking && (await placeOrderAlone(ctx, store, address, phone, input, read))) || (await placeOrder(ctx, store, row.blocking, address, phone, input));
+    const { order, token } = await place();
     answer = { order, orderToken: token, replayed: false };
     return answer;
   } finally {
-    if (idempotencyKey != null) {
-      if (answer) await keepIdempotentAnswer(em, secretKey, caller, idempotencyKey, { status: 201, headers: {}, body: { order: answer.order, orderToken: answer.orderToken } });
-      else await releaseIdempotencyKey(em, caller, idempotencyKey);
-    }
+    if (answer) await keepIdempotentAnswer(em, secretKey, caller, idempotencyKey, { status: 201, headers: {}, body: { order: answer.order, orderToken: answer.orderToken } });
+    else await releaseIdempotencyKey(em, caller, idempotencyKey);
   }
 }
