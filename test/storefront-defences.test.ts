@@ -386,14 +386,17 @@ describe('storefront defences (CONTRACT-3 §17.2, §17.7)', () => {
       assert.equal(await read(B, stranger.storeId, address, reads), 'ok');
     });
 
-    test('old counters are pruned', async () => {
+    test('old counters and duplicate keys are pruned', async () => {
       const sql = (text: string, params: unknown[] = []) => em(A).execute(text, params);
       await sql(`insert into storefront_checkout_hits (store_id, kind, subject, hits, expires_at) values (?, 'address', 'old', '{1}', now() - interval '1 second')`, [owner.storeId]);
       await sql(`insert into storefront_read_counts (store_id, subject, window_ms, window_start, count, prev_count, expires_at) values (?, 'old', 60000, 0, 1, 0, now() - interval '1 second')`, [owner.storeId]);
+      // A cart's duplicate key lives as long as the window it guards (10 minutes).
+      await sql(`insert into storefront_order_keys (store_id, phone, items_key, placed_at) values (?, '+213661000900', 'old', now() - interval '11 minutes'), (?, '+213661000900', 'live', now() - interval '9 minutes')`, [owner.storeId, owner.storeId]);
       await prune(deps(A));
       assert.equal((await sql(`select 1 from storefront_checkout_hits where subject = 'old'`)).length, 0);
       assert.equal((await sql(`select 1 from storefront_read_counts where subject = 'old'`)).length, 0);
       assert.equal((await sql(`select 1 from storefront_checkout_hits where store_id = ? and kind = 'address' and subject = '198.51.100.7'`, [owner.storeId])).length, 1, 'live counters stay');
+      assert.deepEqual((await sql(`select items_key from storefront_order_keys where store_id = ? and phone = '+213661000900'`, [owner.storeId])).map((r: any) => r.items_key), ['live']);
     });
   });
 });
