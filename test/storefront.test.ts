@@ -603,6 +603,23 @@ describe('storefront: the merchant’s defences and bad input', () => {
     assert.equal(placed.body.order.total, 2400);
     assert.equal(Number(row.total), 240000);
     assert.ok(row.risk.reasons.some((r: any) => r.code === 'FIRST_ORDER'));
+
+    // A server-rendered shop's checkout (a server key naming the shopper's address) is two statements too, once the key is known.
+    const key = await api('POST', `/v1/stores/${s.storeId}/storefront/keys`, { token: s.token, body: { name: 'SSR' } });
+    assert.equal(key.status, 201, key.text);
+    const ssr = (phone: string, ip: string) =>
+      api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: phone }), headers: { 'x-souk-storefront-key': key.body.key, 'x-souk-buyer-ip': ip } });
+    assert.equal((await ssr('0663000013', '203.0.113.77')).status, 201);
+    let keyed: any;
+    const seenKeyed = await statementsOf(svc, async () => {
+      keyed = await ssr('0663000014', '203.0.113.78');
+    });
+    assert.equal(keyed.status, 201, keyed.text);
+    assert.equal(seenKeyed.length, 2, seenKeyed.join('\n---\n'));
+    const [k] = await svc.service.deps.orm.em.fork().getConnection().execute('select customer_ip, risk from orders where id = ?', [keyed.body.order.id]);
+    assert.equal(k.customer_ip, '203.0.113.78');
+    // The record read is the named address's (no order yet), not the renderer's (127.0.0.1 ordered above).
+    assert.ok(!k.risk.reasons.some((r: any) => r.code === 'ADDRESS_BURST'), JSON.stringify(k.risk));
   });
 
   test('a store that reads national numbers in another region: the shopper’s record is that phone’s, not the default region’s reading', async () => {

@@ -72,12 +72,23 @@ export const BUYER_IP_HEADER = 'x-souk-buyer-ip';
  * is unknown or revoked is refused (401); a key of another store vouches for nothing here.
  */
 async function buyerAddress(ctx: Ctx, storeId: string): Promise<string> {
+  const presented = await presentedBuyer(ctx);
+  if (!presented) throw new AppError('UNAUTHENTICATED', 'Unknown or revoked storefront key');
+  return presented.keyStore === null || presented.keyStore === storeId ? presented.address : ctx.ip;
+}
+
+/**
+ * The shopper's address as the request presents it, before its store is known: the socket's, or
+ * with a server key the one it names (`keyStore`: the key's store, the only one it speaks for).
+ * Null for an unknown or revoked key.
+ */
+export async function presentedBuyer(ctx: Ctx): Promise<{ keyStore: string | null; address: string } | null> {
   const presented = ctx.header?.(STOREFRONT_KEY_HEADER);
-  if (presented === undefined || presented === '') return ctx.ip;
+  if (presented === undefined || presented === '') return { keyStore: null, address: ctx.ip };
   const key = await storefrontKeyOf(ctx.deps, presented);
-  if (!key) throw new AppError('UNAUTHENTICATED', 'Unknown or revoked storefront key');
+  if (!key) return null;
   const claimed = ctx.header?.(BUYER_IP_HEADER)?.trim();
-  return key.storeId === storeId && claimed && isIP(claimed) ? claimed : ctx.ip;
+  return { keyStore: key.storeId, address: claimed && isIP(claimed) ? claimed : ctx.ip };
 }
 
 /** A header the edge removes before answering: the store's list decided this answer's CORS. */

@@ -21,7 +21,7 @@ import {
 } from '../orders/order.customer.js';
 import { quotePromo, redeemPromo, refusalReason } from '../promos/promo.service.js';
 import { DEFAULT_PHONE_REGION, LIMIT_WINDOWS } from '../stores/store.storefront.js';
-import { admit, closedStore, OPEN_STORE, openStoreOf, STOREFRONT_KEY_HEADER, storefrontRead, type OpenStore, type OpenStoreRow } from './storefront.access.js';
+import { admit, closedStore, OPEN_STORE, openStoreOf, presentedBuyer, storefrontRead, type OpenStore, type OpenStoreRow } from './storefront.access.js';
 import { blocklistHits, blocklistHitsAny } from './storefront-blocklist.service.js';
 import { checkoutSlotsCtes, DUPLICATE_WINDOW_MS, judgeSlots, takeCheckoutSlots, type CheckoutRules } from './storefront-limits.js';
 import { cartReadColumns, cartView, checkCart, priceCart, priceRead, shopperPhone, type CartRead, type CouponJudge, type PricedCart, type ProductFacts } from './storefront.pricing.js';
@@ -262,19 +262,21 @@ async function placeOrderAlone(
 
 /**
  * What the common checkout reads with its store, in the same statement: the cart and the shopper's
- * record, for the phone as read in the region most stores keep and the socket's address (no
- * storefront key names another). They are used only when the store's region and the shopper's
- * address turn out to be those; null when they cannot be guessed (a code, a key, another format).
+ * record, for the phone as read in the region most stores keep and the address the request presents
+ * (the socket's, or the one a server key names). They are used only when the store's region and
+ * the shopper's address turn out to be those; null when they cannot be guessed (a code, another
+ * format, an unknown key: the usual path then answers).
  */
-function readAhead(ctx: Ctx, input: StorefrontOrderInput): { phone: string; address: string; text: string; params: unknown[] } | null {
-  if (input.coupon || ctx.header?.(STOREFRONT_KEY_HEADER)) return null;
+async function readAhead(ctx: Ctx, input: StorefrontOrderInput): Promise<{ phone: string; address: string; text: string; params: unknown[] } | null> {
+  if (input.coupon) return null;
   const phone = e164Phone(input.customerPhone, DEFAULT_PHONE_REGION);
-  if (!phone) return null;
+  const buyer = phone ? await presentedBuyer(ctx) : null;
+  if (!phone || !buyer) return null;
   const store = { sql: 'x.id' };
-  const record = customerRecordRead(store, phone, ctx.ip, new Date(Date.now() - DUPLICATE_WINDOW_MS));
+  const record = customerRecordRead(store, phone, buyer.address, new Date(Date.now() - DUPLICATE_WINDOW_MS));
   const columns = cartReadColumns(store, cartRequest(input, phone), false, record);
   // The same text every call (a checkout always ships): built once, so the statement is found by it.
-  return { phone, address: ctx.ip, text: (readAheadText ??= `select x.*, ${columns.sql} from (${CHECKOUT_STORE}) x`), params: columns.params };
+  return { phone, address: buyer.address, text: (readAheadText ??= `select x.*, ${columns.sql} from (${CHECKOUT_STORE}) x`), params: columns.params };
 }
 
 let readAheadText: string | undefined;
@@ -284,7 +286,7 @@ let readAheadText: string | undefined;
  * buyer's address) a repeat of the same body within 24 h gets the first answer again.
  */
 export async function checkout(ctx: Ctx, ref: string, input: StorefrontOrderInput, idempotencyKey?: string | null): Promise<StorefrontCheckoutType> {
-  const ahead = readAhead(ctx, input);
+  const ahead = await readAhead(ctx, input);
   const [row] = await storefrontRead<OpenStoreRow & { blocking: boolean } & Partial<CartRead>>(
     ctx,
     ahead ? ahead.text : CHECKOUT_STORE,
