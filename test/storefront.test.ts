@@ -63,6 +63,23 @@ const order = (items: Array<{ productId: string; quantity: number }>, extra: Rec
   ...extra,
 });
 
+/**
+ * A store with product A (1000, `stock` of it), the shipping methods and, when named, a 10 % code,
+ * whose first checkout (from `warmPhone`) has warmed what a process keeps (its defaults, the
+ * prepared texts): the store's next common checkout is written in one statement.
+ */
+async function warmShop(warmPhone: string, opts: { stock?: number; code?: string } = {}) {
+  const s = await shop();
+  const a = await product(s, { name: 'A', price: 1000, stock: opts.stock ?? 100 });
+  await shipping(s);
+  if (opts.code) {
+    const promo = await api('POST', `/v1/promos?storeId=${s.storeId}`, { token: s.token, body: { code: opts.code, type: 'percentage', value: 10 } });
+    assert.equal(promo.status, 201, promo.text);
+  }
+  assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: warmPhone }) })).status, 201);
+  return { s, a };
+}
+
 describe('storefront: store handle and settings', () => {
   test('a slug is derived from the name (transliterated, -2 while taken), changed by PATCH, taken → 409, malformed → 400', async () => {
     const a = await shop('Épicerie Fine');
@@ -565,13 +582,7 @@ describe('storefront: the merchant’s defences and bad input', () => {
   });
 
   test('a guest checkout with a product, a shipping method and a promo is at most CHECKOUT_STATEMENTS statements', async () => {
-    const s = await shop();
-    const a = await product(s, { name: 'A', price: 1000, stock: 100 });
-    await shipping(s);
-    const promo = await api('POST', `/v1/promos?storeId=${s.storeId}`, { token: s.token, body: { code: 'SEEN10', type: 'percentage', value: 10 } });
-    assert.equal(promo.status, 201, promo.text);
-    // The store's first checkout warms what a process keeps (defaults, prepared texts).
-    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663000001' }) })).status, 201);
+    const { s, a } = await warmShop('0663000001', { code: 'SEEN10' });
     let placed: any;
     const seen = await statementsOf(svc, async () => {
       placed = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }], { customerPhone: '0663000002', coupon: 'SEEN10' }) });
@@ -584,10 +595,7 @@ describe('storefront: the merchant’s defences and bad input', () => {
   });
 
   test('the common checkout (no code, a store that blocks nobody) is two statements and no transaction', async () => {
-    const s = await shop();
-    const a = await product(s, { name: 'A', price: 1000, stock: 100 });
-    await shipping(s);
-    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663000011' }) })).status, 201);
+    const { s, a } = await warmShop('0663000011');
     let placed: any;
     const seen = await statementsOf(svc, async () => {
       placed = await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 2 }], { customerPhone: '0663000012' }) });
@@ -642,13 +650,7 @@ describe('storefront: the merchant’s defences and bad input', () => {
   });
 
   test('identical carts from one phone at once, half with a code (the transaction) and half without (one statement): one order, the rest 409, 5 rounds', async () => {
-    const s = await shop();
-    const a = await product(s, { name: 'A', price: 1000, stock: 1000 });
-    await shipping(s);
-    const promo = await api('POST', `/v1/promos?storeId=${s.storeId}`, { token: s.token, body: { code: 'TWIN10', type: 'percentage', value: 10 } });
-    assert.equal(promo.status, 201, promo.text);
-    // The store's first order: its defaults are then known and the common checkout is one statement.
-    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663100000' }) })).status, 201);
+    const { s, a } = await warmShop('0663100000', { stock: 1000, code: 'TWIN10' });
     for (let round = 1; round <= 5; round++) {
       const phone = `06631000${String(round).padStart(2, '0')}`;
       const answers = await Promise.all(
@@ -665,10 +667,7 @@ describe('storefront: the merchant’s defences and bad input', () => {
   });
 
   test('a product repriced between the cart’s read and the order’s statement: that statement is undone whole and the transaction places the order at the new price', async () => {
-    const s = await shop();
-    const a = await product(s, { name: 'A', price: 1000, stock: 100 });
-    await shipping(s);
-    assert.equal((await api('POST', `/v1/storefront/${s.slug}/orders`, { body: order([{ productId: a.id, quantity: 1 }], { customerPhone: '0663200000' }) })).status, 201);
+    const { s, a } = await warmShop('0663200000');
     const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
     const original = proto.query;
     let undone = 0;

@@ -24,7 +24,7 @@ import { DEFAULT_PHONE_REGION, LIMIT_WINDOWS } from '../stores/store.storefront.
 import { admit, closedStore, OPEN_STORE, openStoreOf, presentedBuyer, storefrontRead, type OpenStore, type OpenStoreRow } from './storefront.access.js';
 import { blocklistHits, blocklistHitsAny } from './storefront-blocklist.service.js';
 import { checkoutSlotsCtes, DUPLICATE_WINDOW_MS, judgeSlots, takeCheckoutSlots, type CheckoutRules } from './storefront-limits.js';
-import { cartReadColumns, cartView, checkCart, priceCart, priceRead, shopperPhone, type CartRead, type CouponJudge, type PricedCart, type ProductFacts } from './storefront.pricing.js';
+import { cartFits, cartReadColumns, cartView, priceCart, priceRead, shopperPhone, type CartRead, type CouponJudge, type PricedCart, type ProductFacts } from './storefront.pricing.js';
 import { FIRST_STATUS_ROW, publicOrderView } from './storefront.orders.js';
 import { checkState, readableStore, SHOP_COUNTRY } from './storefront.catalog.js';
 import type { CartInput, CartPriceType, PublicOrderType, StorefrontCheckoutType, StorefrontOrderInput } from './storefront.types.js';
@@ -153,8 +153,9 @@ const cartRequest = (input: StorefrontOrderInput, phone: string) => ({
  * order's statement: a checkout written alone (`aloneGuard`) claims the same row, so the two
  * paths see each other's orders, whatever their snapshots saw.
  */
-const KEEP_KEY = `k as (insert into storefront_order_keys as r (store_id, phone, items_key, placed_at) select ?, ?, ?, now() from o
-                on conflict (store_id, phone, items_key) do update set placed_at = excluded.placed_at)`;
+const keyClaim = (from: string, onlyWhen = '') => `insert into storefront_order_keys as r (store_id, phone, items_key, placed_at) select ?, ?, ?, now() from ${from}
+                on conflict (store_id, phone, items_key) do update set placed_at = excluded.placed_at${onlyWhen}`;
+const KEEP_KEY = `k as (${keyClaim('o')})`;
 const WITH_ORDER_KEPT = `${FIRST_STATUS_ROW.ctes},\n          ${KEEP_KEY}`;
 
 /** The order, written or refused as a whole, in a transaction. */
@@ -193,9 +194,7 @@ function aloneGuard(store: OpenStore, address: string, phone: string, key: strin
     // The same text every call (its parts are constants): built once, so the statement is found by it.
     ctes: (aloneGuardCtes ??= `${slots.ctes},
           l as materialized (select ${lock.sql} from g where g.granted),
-          k as (insert into storefront_order_keys as r (store_id, phone, items_key, placed_at) select ?, ?, ?, now() from l
-                on conflict (store_id, phone, items_key) do update set placed_at = excluded.placed_at
-                where r.placed_at <= excluded.placed_at - ? * interval '1 millisecond' returning 1),
+          k as (${keyClaim('l', "\n                where r.placed_at <= excluded.placed_at - ? * interval '1 millisecond'")} returning 1),
           sp as (select pr.id from products pr
                    join jsonb_to_recordset(?::jsonb) as f(id text, name text, price bigint, status text, stock bigint, allow_backorder boolean) on f.id = pr.id
                   where pr.store_id = ? and pr.name = f.name and pr.price = f.price and pr.status = f.status
@@ -230,11 +229,11 @@ async function placeOrderAlone(
   input: StorefrontOrderInput,
   read: CartRead | undefined,
 ): Promise<{ order: PublicOrderType; token: string } | null> {
-  if (input.coupon) return null;
   const request = cartRequest(input, phone);
+  // Too many lines is the transaction's 400, after the limits, as it always was.
+  if (input.coupon || !cartFits(store, request)) return null;
   let cart;
   if (read) {
-    checkCart(store, request);
     cart = await priceRead(store, request, read, noCode);
   } else {
     const primary: Ctx = { ...ctx, em: primaryEm(ctx) };

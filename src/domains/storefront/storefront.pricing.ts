@@ -91,9 +91,12 @@ export function cartReadColumns(store: string | { sql: string }, cart: CartReque
   };
 }
 
+/** Whether the cart holds no more lines than the store takes. */
+export const cartFits = (store: OpenStore, cart: CartRequest): boolean => cart.items.length <= store.settings.maxItems;
+
 /** What a cart must be before anything is read: 400 at its path otherwise. */
-export function checkCart(store: OpenStore, cart: CartRequest): void {
-  if (cart.items.length > store.settings.maxItems) throw invalid('items', `must hold at most ${store.settings.maxItems} items`);
+function checkCart(store: OpenStore, cart: CartRequest): void {
+  if (!cartFits(store, cart)) throw invalid('items', `must hold at most ${store.settings.maxItems} items`);
   if (cart.shipping) checkState(cart.shipping.state, 'shipping.state');
 }
 
